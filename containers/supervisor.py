@@ -397,11 +397,16 @@ def _uid_pids(uid):
 
 
 def kill_uid(uid):
-    """Kill every process of `uid`, including ones that left their process group (daemons)."""
+    """Kill every process of `uid`, including ones that left their process group (daemons).
+    kill(-1) from a child running as `uid` reaches them all at once; when no process can be forked
+    (a fork bomb holds every pid), stop them one by one so none can fork again, then kill them."""
     for _ in range(50):
         if not _uid_pids(uid):
             return True
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            pid = None
         if pid == 0:
             try:
                 os.setgid(uid)
@@ -409,7 +414,15 @@ def kill_uid(uid):
                 os.kill(-1, signal.SIGKILL)  # every process this uid may signal, i.e. its own
             finally:
                 os._exit(0)
-        os.waitpid(pid, 0)
+        if pid is None:
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                for victim in _uid_pids(uid):
+                    try:
+                        os.kill(victim, sig)
+                    except OSError:
+                        pass
+        else:
+            os.waitpid(pid, 0)
         _reap_all()
         time.sleep(0.002)
     return not _uid_pids(uid)
@@ -466,6 +479,9 @@ def _spawn(role, uid, workdir, limits, keep):
         os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir,
                            "LANG": "C.UTF-8", "TMPDIR": workdir})
         os.umask(0o077)
+        # Unbuffered output: what the candidate printed is kept even when it is killed.
+        sys.stdout.reconfigure(write_through=True, line_buffering=True)
+        sys.stderr.reconfigure(write_through=True, line_buffering=True)
         chan = socket.socket(fileno=3)
         if role == "candidate":
             candidate_main(chan)

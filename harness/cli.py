@@ -1,0 +1,145 @@
+"""The `passk` command: a thin layer over library functions. Errors a user can fix print one
+line and exit 2; an unrecoverable harness failure exits 1; a completed run exits 0."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from .config import Limits, RunConfig, SandboxSettings, parse_k_list
+from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES
+from .errors import InputError, PasskError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line, exit 2
+        raise InputError(f"{self.prog}: {message}")
+
+
+def _positive(kind):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, got {text!r}")
+        return value
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="passk", description="Run generated code in hardened containers and score pass@k.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    ev = sub.add_parser("evaluate", help="run every candidate and score the run")
+    ev.add_argument("--problems", required=True, help="problem set: HumanEval-format .jsonl or .jsonl.gz")
+    ev.add_argument("--samples", required=True, help="candidates: .jsonl(.gz) or a directory DIR/<task>/<file>.py")
+    ev.add_argument("--out", required=True, help="output directory (an existing one is resumed)")
+    ev.add_argument("--k", default=",".join(map(str, DEFAULT_K)), help="k values, e.g. 1,10,100")
+    ev.add_argument("--timeout-s", type=_positive(float), default=Limits.timeout_s)
+    ev.add_argument("--memory-mb", type=_positive(int), default=Limits.memory_mb)
+    ev.add_argument("--cpus", type=_positive(float), default=Limits.cpus, help="CPU quota of each container")
+    ev.add_argument("--pids", type=_positive(int), default=Limits.pids)
+    ev.add_argument("--output-bytes", type=_positive(int), default=Limits.output_bytes)
+    ev.add_argument("--workers", type=_positive(int), default=os.cpu_count() or 1)
+    ev.add_argument("--runtime", choices=RUNTIMES, default="runc")
+    ev.add_argument("--isolation", choices=ISOLATIONS, default="pooled")
+    ev.add_argument("--base-image", default=DEFAULT_BASE_IMAGE,
+                    help="base image with python3 for building passk's image (e.g. python:3.11-slim)")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    sc = sub.add_parser("score", help="recompute the score from results.jsonl alone (no Docker)")
+    sc.add_argument("results", help="a results.jsonl file or a run directory")
+    sc.add_argument("--k", default=",".join(map(str, DEFAULT_K)))
+    sc.add_argument("--format", choices=("table", "json"), default="table")
+    sc.add_argument("--exclude-errors", action="store_true",
+                    help="score without the candidates whose status is error (recorded in the output)")
+
+    im = sub.add_parser("images", help="manage passk's sandbox images")
+    im_sub = im.add_subparsers(dest="images_command", required=True, parser_class=_Parser)
+    b = im_sub.add_parser("build", help="build passk's image from containers/")
+    b.add_argument("--base-image", default=DEFAULT_BASE_IMAGE)
+    b.add_argument("--rebuild", action="store_true")
+    return p
+
+
+def cmd_evaluate(args) -> int:
+    from .report import format_summary
+    from .runner import evaluate
+
+    cfg = RunConfig(
+        problems=args.problems, samples=args.samples, out=args.out, k=parse_k_list(args.k),
+        limits=Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb, cpus=args.cpus, pids=args.pids,
+                      output_bytes=args.output_bytes),
+        sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
+                                base_image=args.base_image))
+    try:
+        outcome = evaluate(cfg, progress=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"passk: stopped; results so far are kept in {Path(args.out) / RESULTS_FILE}. "
+              "Run the same command again to resume.", file=sys.stderr)
+        return 130
+    print(format_summary(outcome.score))
+    print(f"ran {outcome.ran} candidates, reused {outcome.reused} from an earlier run; results in {outcome.out_dir}")
+    if outcome.errors_remaining:
+        print(f"passk: {outcome.errors_remaining} candidates could not be run (status error); "
+              "run the same command again to retry them", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_score(args) -> int:
+    from .report import format_summary
+    from .results import read_rows
+    from .scoring import score_rows
+
+    path = Path(args.results)
+    run_dir = path if path.is_dir() else path.parent
+    results = path / RESULTS_FILE if path.is_dir() else path
+    problem_ids = None
+    manifest = run_dir / MANIFEST_FILE
+    if manifest.exists():
+        try:
+            m = json.loads(manifest.read_text(encoding="utf-8"))
+            from .problems import load_problems
+            problem_ids = list(load_problems(m["inputs"]["problems"]["path"]))
+        except (ValueError, KeyError, InputError):
+            problem_ids = None
+    score = score_rows(read_rows(results), parse_k_list(args.k), problem_ids=problem_ids,
+                       exclude_errors=args.exclude_errors)
+    if args.format == "json":
+        print(json.dumps(score, indent=2, ensure_ascii=False))
+    else:
+        print(format_summary(score))
+    if score["errors_remaining"]:
+        print(f"passk: {score['errors_remaining']} candidates have status error; pass@k is not reported "
+              "until they are rerun, or --exclude-errors is given", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_images(args) -> int:
+    from .sandbox.docker import connect
+    from .sandbox.images import ensure_image
+
+    facts = ensure_image(connect(), args.base_image, rebuild=args.rebuild)
+    print(f"{facts['image']} {facts['image_id']}")
+    return 0
+
+
+def main(argv=None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        handler = {"evaluate": cmd_evaluate, "score": cmd_score, "images": cmd_images}[args.command]
+        return handler(args)
+    except PasskError as e:
+        print(f"passk: {e}", file=sys.stderr)
+        return e.exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

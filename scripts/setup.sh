@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Everything a fresh machine needs before passk can run: a Docker engine, the project installed,
+# the offline base image (when no registry answers) and passk's sandbox image.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure_docker.sh
+if ! python3 -c "import harness, docker, yaml, tqdm" >/dev/null 2>&1 || ! command -v passk >/dev/null 2>&1; then
+  echo "[setup] installing passk (pip install -e .)" >&2
+  python3 -m pip install -q -e ".[test]" 2>&1 | grep -v -E "^(WARNING|DEPRECATION)" >&2 || true
+fi
+python3 -c "import harness" || { echo "[setup] pip install failed" >&2; exit 1; }
+base="${PASSK_BASE_IMAGE:-passk-base:bookworm}"
+if [ "$base" = "passk-base:bookworm" ]; then
+  bash scripts/bootstrap_base_image.sh "$base"
+fi
+passk images build --base-image "$base" >&2

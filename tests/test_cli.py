@@ -1,0 +1,53 @@
+"""The CLI's contract: exit codes, one-line errors, JSON shape. `passk score` needs no Docker."""
+
+import json
+import subprocess
+import sys
+
+from harness.cli import main
+
+from .conftest import write_jsonl
+
+
+def rows(task, n, c):
+    return [{"task_id": task, "sample_index": i, "status": "passed" if i < c else "failed"} for i in range(n)]
+
+
+def test_score_json_on_declared_labels(tmp_path, capsys):
+    path = write_jsonl(tmp_path / "results.jsonl", rows("t", 10, 2))
+    assert main(["score", str(path), "--k", "1,3,5", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["pass_at_k_exact"] == {"1": "1/5", "3": "8/15", "5": "7/9"}
+    assert abs(out["pass_at_k"]["3"] - 8 / 15) < 1e-15
+    assert out["per_task"]["t"]["n"] == 10 and out["num_tasks"] == 1
+
+
+def test_score_omits_k_beyond_the_smallest_n(tmp_path, capsys):
+    path = write_jsonl(tmp_path / "results.jsonl", rows("a", 10, 2) + rows("b", 2, 0))
+    assert main(["score", str(path), "--k", "1,5", "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "5" not in out["pass_at_k"] and "5" in out["omitted_k"]
+
+
+def test_score_refuses_while_errors_remain(tmp_path, capsys):
+    data = rows("t", 3, 1) + [{"task_id": "t", "sample_index": 3, "status": "error"}]
+    path = write_jsonl(tmp_path / "results.jsonl", data)
+    assert main(["score", str(path), "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["pass_at_k"] == {}
+    assert main(["score", str(path), "--format", "json", "--exclude-errors", "--k", "1"]) == 0
+    assert json.loads(capsys.readouterr().out)["pass_at_k_exact"] == {"1": "1/3"}
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"task_id": "t", "sample_index": 0, "status": "passed"}\nnot json\n')
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "score", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and f"{path}:2:" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_usage_errors_exit_2(tmp_path, capsys):
+    assert main(["score", str(tmp_path / "r.jsonl"), "--k", "0"]) == 2
+    assert main(["evaluate", "--problems", "x"]) == 2
+    assert main(["evaluate", "--problems", "p", "--samples", "s", "--out", "o", "--timeout-s", "-1"]) == 2

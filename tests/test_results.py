@@ -1,0 +1,41 @@
+import pytest
+
+from harness.errors import InputError
+from harness.results import ResultRow, ResultStore, read_rows
+
+
+def test_store_appends_and_resumes(tmp_path):
+    path = tmp_path / "results.jsonl"
+    store = ResultStore(path)
+    store.append(ResultRow("t", 0, "passed"))
+    store.append(ResultRow("t", 1, "error", reason="infrastructure"))
+    store.close()
+    again = ResultStore(path)
+    assert again.finished() == {("t", 0)}  # the error row is not final: it will be retried
+    again.close()
+
+
+def test_torn_last_line_is_dropped_on_resume(tmp_path):
+    path = tmp_path / "results.jsonl"
+    good = ResultRow("t", 0, "passed").to_json() + "\n"
+    path.write_text(good + '{"task_id": "t", "sample_ind')
+    store = ResultStore(path)
+    assert store.finished() == {("t", 0)}
+    store.append(ResultRow("t", 1, "failed"))
+    store.close()
+    assert [r.sample_index for r in read_rows(path)] == [0, 1]
+
+
+def test_two_verdicts_for_one_candidate_are_refused(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text(ResultRow("t", 0, "passed").to_json() + "\n" + ResultRow("t", 0, "failed").to_json() + "\n")
+    with pytest.raises(InputError, match="two verdicts"):
+        ResultStore(path)
+
+
+def test_minimal_rows_are_accepted_and_bad_status_named(tmp_path):
+    path = tmp_path / "r.jsonl"
+    path.write_text('{"task_id": "a", "sample_index": 0, "status": "passed"}\n'
+                    '{"task_id": "a", "sample_index": 1, "status": "ok"}\n')
+    with pytest.raises(InputError, match=r"r\.jsonl:2: field 'status' must be one of"):
+        read_rows(path)

@@ -1,0 +1,80 @@
+"""End to end through the real Docker engine: evaluate, resume, isolation modes."""
+
+import json
+
+import pytest
+
+from harness.config import Limits, RunConfig, SandboxSettings
+from harness.errors import InputError
+from harness.results import read_rows
+from harness.runner import evaluate
+
+from .conftest import DEMO_PROBLEMS, DEMO_SAMPLES, write_jsonl
+
+pytestmark = pytest.mark.docker
+
+
+def config(out, samples=DEMO_SAMPLES, problems=DEMO_PROBLEMS, **sandbox):
+    return RunConfig(problems=str(problems), samples=str(samples), out=str(out), k=(1, 2, 4),
+                     limits=Limits(timeout_s=1.0, memory_mb=256), sandbox=SandboxSettings(**{"workers": 2, **sandbox}))
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo")
+    return out, evaluate(config(out), progress=False)
+
+
+def test_demo_run_exercises_every_verdict(demo_run):
+    out, outcome = demo_run
+    labels = outcome.score["labels"]
+    assert labels["passed"] > 0 and labels["failed"] > 0 and labels["timed_out"] > 0 and labels["error"] == 0
+    rows = read_rows(out / "results.jsonl")
+    assert len(rows) == 48 and len({(r.task_id, r.sample_index) for r in rows}) == 48
+    row = rows[0]
+    for key in ("timeout_s", "memory_mb", "cpus", "pids", "output_bytes", "network", "runtime", "isolation",
+                "image", "image_id"):
+        assert key in row.limits
+    assert row.limits["network"] == "none" and row.limits["image_id"].startswith("sha256:")
+    assert len(row.candidate_sha256) == 64 and row.attempt == 1
+
+
+def test_score_file_and_manifest(demo_run):
+    out, outcome = demo_run
+    score = json.loads((out / "score.json").read_text())
+    assert score == outcome.score and score["pass_at_k_exact"]["4"]
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert len(manifest["inputs"]["problems"]["sha256"]) == 64
+    assert manifest["sandbox"]["image_id"] == read_rows(out / "results.jsonl")[0].limits["image_id"]
+    assert manifest["label_counts"] == score["labels"]
+
+
+def test_rerun_into_the_same_directory_reuses_every_row(demo_run):
+    out, outcome = demo_run
+    again = evaluate(config(out), progress=False)
+    assert again.ran == 0 and again.reused == 48 and again.score == outcome.score
+    assert len(read_rows(out / "results.jsonl")) == 48
+
+
+def test_resume_refuses_different_settings(demo_run):
+    out, _ = demo_run
+    changed = RunConfig(**{**config(out).__dict__, "limits": Limits(timeout_s=2.0, memory_mb=256)})
+    with pytest.raises(InputError, match="different settings"):
+        evaluate(changed, progress=False)
+
+
+def test_fresh_isolation_gives_the_same_labels(tmp_path, demo_run):
+    out, outcome = demo_run
+    fresh = evaluate(config(tmp_path / "fresh", isolation="fresh"), progress=False)
+    pooled_rows = {(r.task_id, r.sample_index): r.status for r in read_rows(out / "results.jsonl")}
+    fresh_rows = {(r.task_id, r.sample_index): r.status for r in read_rows(tmp_path / "fresh" / "results.jsonl")}
+    assert fresh_rows == pooled_rows
+    assert read_rows(tmp_path / "fresh" / "results.jsonl")[0].limits["isolation"] == "fresh"
+
+
+def test_tasks_without_samples_are_counted(tmp_path):
+    samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "Demo/0", "completion": "    return max(lo, min(hi, x))\n"}])
+    outcome = evaluate(config(tmp_path / "out", samples=samples), progress=False)
+    assert outcome.score["num_tasks"] == 1
+    assert len(outcome.score["tasks_without_samples"]) == 11
+    assert outcome.score["pass_at_k_exact"] == {"1": "1"}

@@ -1,0 +1,60 @@
+import pytest
+
+from harness.errors import InputError
+from harness.problems import load_problems
+from harness.samples import load_samples
+
+from .conftest import write_jsonl
+
+PROBLEMS = [
+    {"task_id": "T/0", "prompt": "def f(x):\n", "test": "def check(c):\n    pass\n", "entry_point": "f"},
+    {"task_id": "T/1", "prompt": "def g(x):\n", "test": "def check(c):\n    pass\n", "entry_point": "g"},
+]
+
+
+@pytest.fixture
+def problems(tmp_path):
+    return load_problems(write_jsonl(tmp_path / "problems.jsonl", PROBLEMS))
+
+
+def test_index_is_position_within_task_and_duplicates_are_kept(tmp_path, problems):
+    path = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": "T/0", "completion": "    return 1\n"},
+        {"task_id": "T/1", "solution": "def g(x):\n    return 2\n"},
+        {"task_id": "T/0", "completion": "    return 1\n"},
+    ])
+    samples = load_samples(path, problems)
+    assert [(s.task_id, s.sample_index) for s in samples] == [("T/0", 0), ("T/1", 0), ("T/0", 1)]
+    assert samples[0].program == "def f(x):\n    return 1\n"
+    assert samples[1].program == "def g(x):\n    return 2\n"
+    assert samples[0].sha256 == samples[2].sha256  # identical, still two candidates
+
+
+def test_directory_layout_uses_natural_order(tmp_path, problems):
+    d = tmp_path / "sols" / "T_0"
+    d.mkdir(parents=True)
+    for name in ("10.py", "2.py", "1.py"):
+        (d / name).write_text(f"# {name}\ndef f(x):\n    return x\n")
+    samples = load_samples(tmp_path / "sols", problems)
+    assert [s.extra["file"] for s in samples] == ["1.py", "2.py", "10.py"]
+    assert [s.sample_index for s in samples] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("row,fragment", [
+    ({"task_id": "T/9", "completion": ""}, "unknown task_id 'T/9'"),
+    ({"task_id": "T/0"}, "needs exactly one of 'completion' or 'solution'"),
+    ({"task_id": "T/0", "completion": "x", "solution": "y"}, "needs exactly one of"),
+    ({"task_id": "T/0", "completion": 5}, "field 'completion' must be a string"),
+    ({"completion": "x"}, "missing or non-string field 'task_id'"),
+])
+def test_bad_sample_rows_name_file_and_line(tmp_path, problems, row, fragment):
+    path = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "T/0", "completion": "ok"}, row])
+    with pytest.raises(InputError) as e:
+        load_samples(path, problems)
+    assert f"{path}:2:" in str(e.value) and fragment in str(e.value)
+
+
+def test_unknown_task_directory_is_named(tmp_path, problems):
+    (tmp_path / "sols" / "Nope_3").mkdir(parents=True)
+    with pytest.raises(InputError, match="unknown task 'Nope_3'"):
+        load_samples(tmp_path / "sols", problems)

@@ -1,0 +1,45 @@
+"""The supervisor's pure parts (its value encoding), imported from containers/ without Docker.
+Its behaviour in a container is tested in test_sandbox.py against the real engine."""
+
+import math
+
+import pytest
+
+
+@pytest.mark.parametrize("value", [
+    None, True, False, 0, -7, 2**80, -(2**64), 1.5, -0.0, float("inf"), "tëxt", "",
+    [1, [2, (3, 4)]], (1,), {"a": 1, 2: [3]}, {1, 2}, frozenset({3}), b"\x00\xff", 1 + 2j, {(1, 2): {3}},
+])
+def test_plain_values_round_trip_exactly(supervisor_module, value):
+    sup = supervisor_module
+    back = sup.decode(sup.encode(value))
+    assert back == value and type(back) is type(value)
+
+
+def test_nan_round_trips(supervisor_module):
+    assert math.isnan(supervisor_module.decode(supervisor_module.encode(float("nan"))))
+
+
+def test_bool_and_int_stay_distinct(supervisor_module):
+    sup = supervisor_module
+    assert sup.decode(sup.encode([True, 1])) == [True, 1]
+    assert [type(v) for v in sup.decode(sup.encode([True, 1]))] == [bool, int]
+
+
+def test_objects_with_custom_equality_cannot_cross(supervisor_module):
+    class AlwaysEqual:
+        def __eq__(self, other):
+            return True
+
+    class IntSub(int):
+        pass
+
+    for value in (AlwaysEqual(), IntSub(3), [1, AlwaysEqual()], iter([1])):
+        with pytest.raises(supervisor_module.Unencodable):
+            supervisor_module.encode(value)
+
+
+def test_malformed_data_is_refused(supervisor_module):
+    for data in ({"Q": 1}, {"F": "1", "T": []}, 1.5):
+        with pytest.raises(supervisor_module.Unencodable):
+            supervisor_module.decode(data)
