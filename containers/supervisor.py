@@ -471,6 +471,8 @@ def _spawn(role, uid, workdir, limits, keep):
         nofile = limits["open_files"]
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if limits.get("nproc"):  # only where uids are private to the sandbox (gVisor)
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits["nproc"], limits["nproc"]))
         os.setgroups([])
         os.setgid(uid)
         os.setuid(uid)

@@ -87,8 +87,24 @@ class _Pool:
         self.cfg = cfg
         self.backend = backend
         self.limits_record = limits_record
-        self.supervisor_limits = cfg.limits.for_supervisor()
+        self.supervisor_limits = backend.supervisor_limits()
         self.stop = threading.Event()
+        self._faults_in_a_row = 0
+        self._faults_lock = threading.Lock()
+        # With no job succeeding in between, this many infrastructure faults stop the run instead
+        # of burning every candidate's attempts on a sandbox that cannot work.
+        self.max_faults_in_a_row = 3 * cfg.sandbox.workers + cfg.sandbox.max_attempts
+
+    def _fault(self, detail: str) -> None:
+        with self._faults_lock:
+            self._faults_in_a_row += 1
+            if self._faults_in_a_row >= self.max_faults_in_a_row:
+                raise HarnessError(f"the sandbox failed {self._faults_in_a_row} times in a row without running "
+                                   f"any candidate; last fault: {detail}")
+
+    def _success(self) -> None:
+        with self._faults_lock:
+            self._faults_in_a_row = 0
 
     def run_one(self, job: Job, session):
         settings = self.cfg.sandbox
@@ -108,8 +124,10 @@ class _Pool:
                     session = None
                 if not self.backend.healthy():
                     raise HarnessError(f"the sandbox infrastructure stopped answering ({last})") from None
+                self._fault(last)
                 time.sleep(min(2.0, 0.25 * attempt))
                 continue
+            self._success()
             replace = (not result.get("healthy", False) or settings.isolation == "fresh"
                        or session.jobs_run >= settings.jobs_per_container)
             if replace:
@@ -203,6 +221,7 @@ def _execute(cfg: RunConfig, manifest: dict, out: Path, store: ResultStore, pend
         limits = cfg.limits
         limits_record = {**asdict(limits), "cpu_time_s": limits.effective_cpu_time_s,
                          "container_memory_mb": limits.container_memory_mb, "network": "none",
+                         "container_pids": facts.get("container_pids"),
                          "runtime": facts["runtime"], "isolation": facts["isolation"],
                          "image": facts["image"], "image_id": facts["image_id"], "hash_seed": 0}
         manifest["limits"] = limits_record

@@ -32,15 +32,22 @@ def supervisor_module():
     return mod
 
 
-@pytest.fixture(scope="session")
-def docker_backend():
-    """A real Docker backend (never a mock). Fails, not skips, when no engine answers:
-    scripts/test.sh starts one."""
+def _registered_runtimes():
+    from harness.sandbox.docker import connect
+    return set((connect().info().get("Runtimes") or {}).keys())
+
+
+@pytest.fixture(scope="session", params=["runc", "runsc"])
+def docker_backend(request):
+    """A real Docker backend (never a mock), under each runtime the engine has. Fails, not skips,
+    when no engine answers: scripts/test.sh starts one."""
     from harness.config import Limits, SandboxSettings
     from harness.sandbox.docker import DockerBackend
 
+    if request.param != "runc" and request.param not in _registered_runtimes():
+        pytest.skip(f"runtime {request.param} is not registered with this Docker engine")
     backend = DockerBackend("test-" + uuid.uuid4().hex, Limits(timeout_s=2.0, memory_mb=256),
-                            SandboxSettings(workers=1))
+                            SandboxSettings(workers=1, runtime=request.param))
     backend.prepare()
     yield backend
     backend.close()
@@ -58,7 +65,9 @@ def run_job(docker_backend):
             session = docker_backend.open_session()
             session.start()
             sessions.append(session)
-        limits = Limits(timeout_s=timeout_s, memory_mb=memory_mb, output_bytes=output_bytes).for_supervisor()
+        from harness.sandbox.docker import supervisor_limits
+        limits = supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=memory_mb, output_bytes=output_bytes),
+                                   docker_backend.settings)
         job = {"id": uuid.uuid4().hex, "code": code, "prompt": prompt, "test": test,
                "entry_point": entry_point, "limits": limits}
         return session.run(job)

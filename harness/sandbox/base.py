@@ -38,6 +38,10 @@ class Backend(ABC):
         (at least image, image_id, runtime, isolation)."""
 
     @abstractmethod
+    def supervisor_limits(self) -> dict:
+        """The per-candidate limits as the supervisor takes them."""
+
+    @abstractmethod
     def open_session(self) -> Session:
         """A new session, not yet started."""
 

@@ -23,6 +23,7 @@ from .images import ensure_image
 # candidates left (DAC_OVERRIDE, FOWNER), dropping to the candidate and tester users, killing them.
 CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
 PIDS_OVERHEAD = 16          # tini, supervisor, forkserver, leader, tester, killer
+RUNSC_PIDS_BACKSTOP = 8192  # gVisor's ptrace platform keeps host stub processes per guest process
 READY_TIMEOUT_S = 60.0
 RESULT_GRACE_S = 30.0       # beyond the candidate's timeout before the session is declared dead
 
@@ -46,6 +47,21 @@ def connect():
     return client
 
 
+def container_pids(limits: Limits, settings: SandboxSettings) -> int:
+    """Under runc the cgroup pids limit is the candidate's process limit. Under gVisor the cgroup also
+    counts the sandbox kernel's own host threads (one per guest thread with the ptrace platform), so it
+    is only a backstop there and the candidate's limit is RLIMIT_NPROC inside the sandbox kernel,
+    where uids are private to the container."""
+    if settings.runtime == "runc":
+        return int(limits.pids) + PIDS_OVERHEAD
+    return RUNSC_PIDS_BACKSTOP
+
+
+def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
+    """The per-candidate limits the supervisor applies inside the container."""
+    return {**limits.for_supervisor(), "nproc": None if settings.runtime == "runc" else int(limits.pids)}
+
+
 def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
     docker = _docker_module()
     tmpfs_bytes = int(limits.tmpfs_mb) * 1024 * 1024
@@ -57,7 +73,7 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
         cap_drop=["ALL"],
         cap_add=CAPABILITIES,
         security_opt=["no-new-privileges"],
-        pids_limit=int(limits.pids) + PIDS_OVERHEAD,
+        pids_limit=container_pids(limits, settings),
         mem_limit=f"{limits.container_memory_mb}m",
         memswap_limit=f"{limits.container_memory_mb}m",
         nano_cpus=int(float(limits.cpus) * 1e9),
@@ -216,9 +232,13 @@ class DockerBackend(Backend):
             image = ensure_image(self.client, self.settings.base_image)
         self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
                       "docker_server_version": self.client.version().get("Version"),
+                      "container_pids": container_pids(self.limits, self.settings),
                       "swept_containers": swept}
         self.host_config = host_config(self.client, self.limits, self.settings)
         return self.facts
+
+    def supervisor_limits(self) -> dict:
+        return supervisor_limits(self.limits, self.settings)
 
     def open_session(self) -> DockerSession:
         return DockerSession(self)
