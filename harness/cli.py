@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -67,6 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
 def cmd_evaluate(args) -> int:
     from .report import format_summary
     from .runner import evaluate
@@ -77,6 +82,9 @@ def cmd_evaluate(args) -> int:
                       output_bytes=args.output_bytes),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                 base_image=args.base_image))
+    # Ctrl-C and SIGTERM both stop cleanly: containers removed, finished rows kept.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         outcome = evaluate(cfg, progress=not args.no_progress)
     except KeyboardInterrupt:

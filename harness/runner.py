@@ -227,7 +227,10 @@ def _execute(cfg: RunConfig, manifest: dict, out: Path, store: ResultStore, pend
         manifest["limits"] = limits_record
         write_json(out / MANIFEST_FILE, manifest)
         pool = _Pool(cfg, backend, limits_record)
-        _drive(pool, cfg, store, pending, total, initial, progress)
+        try:
+            _drive(pool, cfg, store, pending, total, initial, progress)
+        finally:
+            manifest["sandbox"]["image_python"] = backend.facts.get("image_python")
     finally:
         backend.close()
 

@@ -47,6 +47,8 @@ def test_score_file_and_manifest(demo_run):
     assert len(manifest["inputs"]["problems"]["sha256"]) == 64
     assert manifest["sandbox"]["image_id"] == read_rows(out / "results.jsonl")[0].limits["image_id"]
     assert manifest["label_counts"] == score["labels"]
+    assert manifest["sandbox"]["image_python"].startswith("3.")
+    assert manifest["source"]["commit"] is None or len(manifest["source"]["commit"]) == 40
 
 
 def test_rerun_into_the_same_directory_reuses_every_row(demo_run):

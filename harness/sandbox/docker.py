@@ -162,6 +162,7 @@ class DockerSession(Session):
             self.stop()
             raise SandboxUnavailableError(f"container sent {hello!r} instead of ready")
         self.python_version = hello.get("python")
+        b.facts.setdefault("image_python", self.python_version)
 
     def _why(self, e: Exception) -> str:
         text = f"{type(e).__name__}: {e}"
