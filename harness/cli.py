@@ -32,6 +32,22 @@ def _positive(kind):
     return parse
 
 
+def _scoring_args(p) -> None:
+    p.add_argument("--k-policy", choices=("all", "subset"), default="all",
+                   help="all: report k only when every task has n ≥ k; subset: also report it on the tasks "
+                        "that have n ≥ k, labelled with their count")
+    p.add_argument("--selection", default="first",
+                   help="selected-answer rule: first, random (seeded) or max:FIELD of a per-sample field")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and of --selection random")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples over tasks (0: none)")
+
+
+def _scoring_options(args, exclude_errors=False):
+    from .scoring import ScoringOptions
+    return ScoringOptions(ks=parse_k_list(args.k), k_policy=args.k_policy, selection=args.selection,
+                          seed=args.seed, bootstrap=args.bootstrap, exclude_errors=exclude_errors)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="passk", description="Run generated code in hardened containers and score pass@k.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -52,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--base-image", default=DEFAULT_BASE_IMAGE,
                     help="base image with python3 for building passk's image (e.g. python:3.11-slim)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _scoring_args(ev)
 
     sc = sub.add_parser("score", help="recompute the score from results.jsonl alone (no Docker)")
     sc.add_argument("results", help="a results.jsonl file or a run directory")
@@ -59,6 +76,17 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--format", choices=("table", "json"), default="table")
     sc.add_argument("--exclude-errors", action="store_true",
                     help="score without the candidates whose status is error (recorded in the output)")
+    _scoring_args(sc)
+
+    cp = sub.add_parser("compare", help="compare runs: pass@k side by side, paired differences, order changes")
+    cp.add_argument("runs", nargs="+", help="run directories or results.jsonl files (two or more)")
+    cp.add_argument("--k", default=None, help="k values (default: every k up to the smallest n, or a standard list)")
+    cp.add_argument("--format", choices=("table", "json"), default="table")
+    cp.add_argument("--seed", type=int, default=0)
+    cp.add_argument("--bootstrap", type=int, default=1000)
+
+    rp = sub.add_parser("report", help="write report.md and report.html into a run directory")
+    rp.add_argument("run_dir")
 
     im = sub.add_parser("images", help="manage passk's sandbox images")
     im_sub = im.add_subparsers(dest="images_command", required=True, parser_class=_Parser)
@@ -78,6 +106,7 @@ def cmd_evaluate(args) -> int:
 
     cfg = RunConfig(
         problems=args.problems, samples=args.samples, out=args.out, k=parse_k_list(args.k),
+        scoring=_scoring_options(args),
         limits=Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb, cpus=args.cpus, pids=args.pids,
                       output_bytes=args.output_bytes),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
@@ -117,8 +146,8 @@ def cmd_score(args) -> int:
             problem_ids = list(load_problems(m["inputs"]["problems"]["path"]))
         except (ValueError, KeyError, InputError):
             problem_ids = None
-    score = score_rows(read_rows(results), parse_k_list(args.k), problem_ids=problem_ids,
-                       exclude_errors=args.exclude_errors)
+    score = score_rows(read_rows(results), problem_ids=problem_ids,
+                       options=_scoring_options(args, exclude_errors=args.exclude_errors))
     if args.format == "json":
         print(json.dumps(score, indent=2, ensure_ascii=False))
     else:
@@ -127,6 +156,37 @@ def cmd_score(args) -> int:
         print(f"passk: {score['errors_remaining']} candidates have status error; pass@k is not reported "
               "until they are rerun, or --exclude-errors is given", file=sys.stderr)
         return 1
+    return 0
+
+
+def _results_path(text: str) -> Path:
+    path = Path(text)
+    return path / RESULTS_FILE if path.is_dir() else path
+
+
+def cmd_compare(args) -> int:
+    from .compare import compare_runs, format_comparison
+    from .results import read_rows
+
+    if len(args.runs) < 2:
+        raise InputError("compare needs at least two runs")
+    runs = {}
+    for text in args.runs:
+        name = text.rstrip("/")
+        runs[name] = read_rows(_results_path(text))
+    result = compare_runs(runs, ks=parse_k_list(args.k) if args.k else None, seed=args.seed, resamples=args.bootstrap)
+    print(json.dumps(result, indent=2) if args.format == "json" else format_comparison(result))
+    return 0
+
+
+def cmd_report(args) -> int:
+    from .report import write_report
+
+    run_dir = Path(args.run_dir)
+    if not (run_dir / RESULTS_FILE).exists():
+        raise InputError(f"{run_dir}: no {RESULTS_FILE} here")
+    md, page = write_report(run_dir)
+    print(f"wrote {md} and {page}")
     return 0
 
 
@@ -142,7 +202,8 @@ def cmd_images(args) -> int:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        handler = {"evaluate": cmd_evaluate, "score": cmd_score, "images": cmd_images}[args.command]
+        handler = {"evaluate": cmd_evaluate, "score": cmd_score, "compare": cmd_compare, "report": cmd_report,
+                   "images": cmd_images}[args.command]
         return handler(args)
     except PasskError as e:
         print(f"passk: {e}", file=sys.stderr)

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 
 from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, RUNTIMES
 from .errors import InputError
+from .scoring import ScoringOptions
 
 
 @dataclass(frozen=True)
@@ -80,10 +81,16 @@ class RunConfig:
     k: tuple[int, ...] = DEFAULT_K
     limits: Limits = field(default_factory=Limits)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    scoring: ScoringOptions | None = None
+
+    def scoring_options(self) -> ScoringOptions:
+        return self.scoring or ScoringOptions(ks=tuple(self.k))
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["k"] = list(self.k)
+        d["scoring"] = asdict(self.scoring_options())
+        d["scoring"]["ks"] = list(self.k)
         return d
 
 

@@ -13,14 +13,23 @@ def format_summary(score: dict) -> str:
     lines.append("labels  " + "  ".join(f"{label} {score['labels'].get(label, 0)}" for label in LABELS))
     if score["pass_at_k"]:
         lines.append("")
-        lines.append(f"{'k':>5}  {'pass@k':>8}  exact")
+        lines.append(f"{'k':>5}  {'pass@k':>8}  {'SE':>7}  {'95% CI':>17}  exact")
         for k, value in score["pass_at_k"].items():
-            lines.append(f"{k:>5}  {value:>8.4f}  {score['pass_at_k_exact'][k]}")
+            u = score.get("pass_at_k_uncertainty", {}).get(k, {})
+            ci = f"[{u['ci95'][0]:.4f}, {u['ci95'][1]:.4f}]" if u.get("ci95") else "-"
+            lines.append(f"{k:>5}  {value:>8.4f}  {u.get('se', 0):>7.4f}  {ci:>17}  {score['pass_at_k_exact'][k]}")
     for k, why in score["omitted_k"].items():
         lines.append(f"omitted pass@{k}: {why}")
+    for k, sub in score.get("pass_at_k_subset", {}).items():
+        lines.append(f"pass@{k} on a subset: {sub['value']:.4f} ({sub['exact']}) — {sub['note']}")
+    if score.get("mixed_generation"):
+        lines.append(f"not one pass@k: {score['mixed_generation']}")
+        for g, sub in score["generation_groups"].items():
+            values = ", ".join(f"pass@{k} {v:.4f} ({sub['pass_at_k_exact'][k]})" for k, v in sub["pass_at_k"].items())
+            lines.append(f"  group {g}: {sub['num_tasks']} tasks, n = {sub['n_min']}..{sub['n_max']}: {values or 'no k'}")
     sel = score.get("selected_answer")
     if sel:
-        lines.append(f"selected answer (rule: {sel['rule']} sample): success {sel['success_rate']:.4f} "
+        lines.append(f"selected answer (rule: {sel['rule']}): success {sel['success_rate']:.4f} "
                      f"({sel['success_rate_exact']}) — the one answer a user gets, not pass@k")
     pooled = score.get("pooled_pass_rate")
     if pooled:
@@ -32,3 +41,227 @@ def format_summary(score: dict) -> str:
         shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
         lines.append(f"tasks without samples (left out of the mean): {len(missing)}: {shown}")
     return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------
+# report.md and report.html: computed from results.jsonl (and manifest.json / audit.json when present).
+# Charts are inline SVG written here, so the report needs no plotting library and no network.
+# ------------------------------------------------------------------------------------------------
+import html as _html  # noqa: E402
+import json as _json  # noqa: E402
+from fractions import Fraction as _Fraction  # noqa: E402
+from pathlib import Path as _Path  # noqa: E402
+
+
+def _curve(score: dict, rows) -> list[tuple[int, float, str]]:
+    from .scoring import count_tasks, fraction_text, pass_at_k_exact
+    counts = {t: c for t, c in count_tasks(rows, exclude_errors=True).items() if c.n > 0}
+    if not counts or score.get("errors_remaining"):
+        return []
+    min_n = min(c.n for c in counts.values())
+    out = []
+    for k in range(1, min_n + 1):
+        mean = sum((pass_at_k_exact(c.n, c.c, k) for c in counts.values()), _Fraction(0)) / len(counts)
+        out.append((k, float(mean), fraction_text(mean)))
+    return out
+
+
+def _margins(rows) -> dict:
+    """Wall time of passing candidates as a fraction of their timeout."""
+    from .constants import PASSED
+    ratios = [r.wall_s / r.limits["timeout_s"] for r in rows
+              if r.status == PASSED and r.wall_s is not None and r.limits.get("timeout_s")]
+    bins = [0] * 10
+    for x in ratios:
+        bins[min(9, int(x * 10))] += 1
+    return {"count": len(ratios), "bins": bins, "within_20pct": sum(1 for x in ratios if x >= 0.8),
+            "max": max(ratios) if ratios else None}
+
+
+def _svg_line(points: list[tuple[int, float]], width=520, height=220) -> str:
+    if not points:
+        return ""
+    pad = 40
+    kmax = max(k for k, _ in points)
+    def x(k):
+        return pad + (k - 1) / max(1, kmax - 1) * (width - 2 * pad)
+    def y(v):
+        return height - pad + 10 - v * (height - 2 * pad)
+    path = " ".join(f"{'M' if i == 0 else 'L'}{x(k):.1f},{y(v):.1f}" for i, (k, v) in enumerate(points))
+    dots = "".join(f'<circle cx="{x(k):.1f}" cy="{y(v):.1f}" r="3"><title>pass@{k} = {v:.4f}</title></circle>'
+                   for k, v in points)
+    grid = "".join(f'<line x1="{pad}" x2="{width - pad}" y1="{y(g):.1f}" y2="{y(g):.1f}" stroke="#ddd"/>'
+                   f'<text x="{pad - 6}" y="{y(g) + 4:.1f}" text-anchor="end" font-size="11">{g:.1f}</text>'
+                   for g in (0, 0.25, 0.5, 0.75, 1.0))
+    ticks = "".join(f'<text x="{x(k):.1f}" y="{height - pad + 26}" text-anchor="middle" font-size="11">{k}</text>'
+                    for k, _ in points if kmax <= 20 or k in (1, kmax) or k % max(1, kmax // 10) == 0)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+            f'aria-label="pass@k curve">{grid}{ticks}<path d="{path}" fill="none" stroke="#1f5fa8" stroke-width="2"/>'
+            f'{dots}<text x="{width / 2}" y="{height - 4}" text-anchor="middle" font-size="12">k</text></svg>')
+
+
+def _svg_bars(bins: list[int], width=520, height=200) -> str:
+    if not any(bins):
+        return ""
+    pad = 40
+    top = max(bins)
+    bw = (width - 2 * pad) / len(bins)
+    bars = ""
+    for i, b in enumerate(bins):
+        h = b / top * (height - 2 * pad)
+        color = "#c0392b" if i >= 8 else "#1f5fa8"
+        bars += (f'<rect x="{pad + i * bw + 2:.1f}" y="{height - pad - h:.1f}" width="{bw - 4:.1f}" height="{h:.1f}" '
+                 f'fill="{color}"><title>{i * 10}–{i * 10 + 10}% of the timeout: {b}</title></rect>'
+                 f'<text x="{pad + i * bw + bw / 2:.1f}" y="{height - pad + 14}" text-anchor="middle" '
+                 f'font-size="10">{i * 10}%</text>')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+            f'aria-label="wall time of passing candidates against the timeout">{bars}'
+            f'<text x="{width / 2}" y="{height - 6}" text-anchor="middle" font-size="12">'
+            f'wall time / timeout (passing candidates; red: within 20% of the limit)</text></svg>')
+
+
+def build_report(run_dir) -> tuple[str, str]:
+    """Return (markdown, html) for a run directory."""
+    from .constants import MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
+    from .results import latest_rows, read_rows
+    from .scoring import ScoringOptions, score_rows
+
+    run_dir = _Path(run_dir)
+    rows = list(latest_rows(read_rows(run_dir / RESULTS_FILE)).values())
+    manifest = _json.loads((run_dir / MANIFEST_FILE).read_text()) if (run_dir / MANIFEST_FILE).exists() else {}
+    saved = _json.loads((run_dir / SCORE_FILE).read_text()) if (run_dir / SCORE_FILE).exists() else {}
+    scoring = saved.get("scoring", {})
+    opts = ScoringOptions(ks=tuple(int(k) for k in (list(saved.get("pass_at_k", {})) + list(saved.get("omitted_k", {})))
+                                   ) or (1, 10, 100),
+                          k_policy=scoring.get("k_policy", "all"), selection=scoring.get("selection", "first"),
+                          seed=scoring.get("seed", 0), bootstrap=scoring.get("bootstrap_resamples", 1000))
+    score = score_rows(rows, options=opts)
+    curve = _curve(score, rows)
+    margins = _margins(rows)
+    audit = _json.loads((run_dir / "audit.json").read_text()) if (run_dir / "audit.json").exists() else None
+    limits = rows[0].limits if rows else {}
+    head = {
+        "tasks": score["num_tasks"], "candidates": score["num_candidates"],
+        "n": f"{score['n_min']}" if score["n_min"] == score["n_max"] else f"{score['n_min']}..{score['n_max']}",
+        "k reported": ", ".join(score["pass_at_k"]) or "none", "estimator": score["estimator"],
+        "k policy": opts.k_policy, "selection rule": opts.selection,
+        "limits": ", ".join(f"{k}={limits[k]}" for k in ("timeout_s", "cpu_time_s", "memory_mb", "cpus", "pids",
+                                                        "output_bytes", "network") if k in limits),
+        "image": f"{limits.get('image', '?')} ({str(limits.get('image_id', '?'))[:19]})",
+        "runtime": f"{limits.get('runtime', '?')}, isolation {limits.get('isolation', '?')}",
+    }
+    gen = manifest.get("config", {}).get("generation")
+    if gen:
+        head["generation"] = _json.dumps(gen, sort_keys=True)
+    md = ["# passk report", ""]
+    md += [f"- **{k}**: {v}" for k, v in head.items()]
+    md += ["", "## pass@k", "", "| k | pass@k | exact | SE | 95% CI (bootstrap over tasks) |", "|---|---|---|---|---|"]
+    for k, v in score["pass_at_k"].items():
+        u = score["pass_at_k_uncertainty"].get(k, {})
+        ci = u.get("ci95")
+        md.append(f"| {k} | {v:.4f} | {score['pass_at_k_exact'][k]} | {u.get('se', 0):.4f} | "
+                  f"{f'[{ci[0]:.4f}, {ci[1]:.4f}]' if ci else '-'} |")
+    for k, why in score["omitted_k"].items():
+        md.append(f"\nomitted pass@{k}: {why}")
+    for k, sub in score.get("pass_at_k_subset", {}).items():
+        md.append(f"\npass@{k} on a subset: {sub['value']:.4f} ({sub['exact']}) — {sub['note']}")
+    sel = score.get("selected_answer")
+    if sel:
+        md += ["", f"**Selected answer** (rule `{sel['rule']}`): {sel['success_rate']:.4f} ({sel['success_rate_exact']}) "
+                   f"over {sel['tasks']} tasks — {sel['note']}."]
+    if score.get("pooled_pass_rate"):
+        p = score["pooled_pass_rate"]
+        md += ["", f"Pooled candidate pass rate: {p['value']:.4f} ({p['exact']}) — {p['note']}."]
+    if score.get("generation_groups"):
+        md += ["", "## Generation groups", "", score["mixed_generation"], "", "| group | tasks | n | pass@k |", "|---|---|---|---|"]
+        for g, sub in score["generation_groups"].items():
+            md.append(f"| `{g}` | {sub['num_tasks']} | {sub['n_min']}..{sub['n_max']} | "
+                      f"{', '.join(f'@{k}={v:.4f}' for k, v in sub['pass_at_k'].items()) or '-'} |")
+    md += ["", "## pass@k curve", "", "| k | pass@k | exact |", "|---|---|---|"]
+    md += [f"| {k} | {v:.4f} | {e} |" for k, v, e in curve]
+    md += ["", "## Labels", "", "| status | count |", "|---|---|"]
+    md += [f"| {k} | {v} |" for k, v in score["labels"].items()]
+    md += ["", "| status:reason | count |", "|---|---|"]
+    md += [f"| {k} | {v} |" for k, v in score["reasons"].items()]
+    md += ["", "## Wall time of passing candidates against the timeout", "",
+           f"{margins['count']} passing candidates; {margins['within_20pct']} passed within 20% of the limit"
+           + (f"; the closest used {margins['max']:.0%} of it." if margins["max"] is not None else "."), "",
+           "| share of timeout | passing candidates |", "|---|---|"]
+    md += [f"| {i * 10}–{i * 10 + 10}% | {b} |" for i, b in enumerate(margins["bins"])]
+    if audit:
+        md += ["", "## Audit", ""]
+        for rel in audit.get("relaxed", []):
+            md.append(f"- limits ×{rel['factor']}: {len(rel['flips'])} labels change; pass@k "
+                      + ", ".join(f"@{k}={v:.4f}" for k, v in rel.get("pass_at_k", {}).items()))
+            for f in rel["flips"][:20]:
+                md.append(f"  - {f['task_id']} #{f['sample_index']}: {f['from']} → {f['to']}")
+        canon = audit.get("canonical", {})
+        if canon.get("cannot_pass"):
+            md.append(f"- canonical solutions that cannot pass under the limits: {', '.join(canon['cannot_pass'])}")
+        flaky = audit.get("flaky", {})
+        if flaky:
+            md.append(f"- flakiness: {len(flaky.get('changed', []))} of {flaky.get('checked', 0)} candidates changed label "
+                      f"over {flaky.get('repeat', 0)} reruns")
+    md += ["", "## Tasks", "", "| task | n | c | failed | timed out | errors | distinct texts | pass@1 |",
+           "|---|---|---|---|---|---|---|---|"]
+    for t, c in score["per_task"].items():
+        d = score["diversity"].get(t, {})
+        p1 = f"{c['c'] / c['n']:.3f}" if c["n"] else "-"
+        md.append(f"| {t} | {c['n']} | {c['c']} | {c['failed']} | {c['timed_out']} | {c['errors']} | "
+                  f"{d.get('distinct', '-')} | {p1} |")
+    markdown = "\n".join(md) + "\n"
+    return markdown, _to_html(markdown, _svg_line([(k, v) for k, v, _ in curve]), _svg_bars(margins["bins"]))
+
+
+def _to_html(markdown: str, curve_svg: str, margin_svg: str) -> str:
+    """A small Markdown-to-HTML pass for the subset this report writes (headings, lists, tables)."""
+    out, table = [], []
+
+    def flush_table():
+        if not table:
+            return
+        cells = [[c.strip() for c in line.strip("|").split("|")] for line in table if not set(line) <= set("|-: ")]
+        out.append("<table><thead><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in cells[0]) + "</tr></thead><tbody>"
+                   + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in cells[1:])
+                   + "</tbody></table>")
+        table.clear()
+
+    for line in markdown.splitlines():
+        if line.startswith("|"):
+            table.append(line)
+            continue
+        flush_table()
+        if line.startswith("# "):
+            out.append(f"<h1>{_inline(line[2:])}</h1>")
+        elif line.startswith("## "):
+            title = line[3:]
+            out.append(f"<h2>{_inline(title)}</h2>")
+            if title == "pass@k curve" and curve_svg:
+                out.append(curve_svg)
+            if title.startswith("Wall time") and margin_svg:
+                out.append(margin_svg)
+        elif line.lstrip().startswith("- "):
+            out.append(f"<li>{_inline(line.lstrip()[2:])}</li>")
+        elif line.strip():
+            out.append(f"<p>{_inline(line)}</p>")
+    flush_table()
+    style = ("body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;color:#222}"
+             "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+             "th{background:#f3f3f3}code{background:#f3f3f3;padding:0 3px}h2{margin-top:1.6em}svg{display:block}")
+    return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>passk report</title>"
+            f"<style>{style}</style></head><body>{''.join(out)}</body></html>\n")
+
+
+def _inline(text: str) -> str:
+    import re
+    esc = _html.escape(text)
+    esc = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", esc)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", esc)
+
+
+def write_report(run_dir) -> tuple[_Path, _Path]:
+    md, page = build_report(run_dir)
+    run_dir = _Path(run_dir)
+    (run_dir / "report.md").write_text(md, encoding="utf-8")
+    (run_dir / "report.html").write_text(page, encoding="utf-8")
+    return run_dir / "report.md", run_dir / "report.html"

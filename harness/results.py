@@ -36,6 +36,7 @@ class ResultRow:
     stderr_bytes: int = 0
     candidate_sha256: str = ""
     attempt: int = 1
+    sample: dict = field(default_factory=dict)   # the sample's own extra fields (e.g. generation, logprob)
     run_id: str = ""
     finished_at: str = ""
     schema_version: int = SCHEMA_VERSION

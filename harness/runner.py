@@ -11,7 +11,7 @@ import sys
 import threading
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from .config import RunConfig
@@ -25,8 +25,6 @@ from .samples import Sample, load_samples
 from .sandbox import get_backend
 from .scoring import score_rows
 
-# Settings that may differ between a run and its resumption without changing any label.
-RESUMABLE_CHANGES = ("out", "workers")
 
 
 @dataclass(frozen=True)
@@ -58,8 +56,11 @@ def build_jobs(problems: dict[str, Problem], samples: list[Sample]) -> list[Job]
 
 
 def _comparable(config: dict) -> dict:
+    """The settings that can change a label. Output place, worker count, k and scoring options may
+    differ between a run and its resumption."""
     c = json.loads(json.dumps(config))
-    c.pop("out", None)
+    for key in ("out", "k", "scoring"):
+        c.pop(key, None)
     c.get("sandbox", {}).pop("workers", None)
     return c
 
@@ -150,6 +151,7 @@ class _Pool:
             row.status, row.reason = ERROR, f"supervisor sent unknown status {row.status!r}"
         row.limits = self.limits_record
         row.candidate_sha256 = job.sample.sha256
+        row.sample = job.sample.row_fields()
         row.attempt = attempt
         row.run_id = self.backend.run_id
         row.finished_at = now()
@@ -200,7 +202,8 @@ def evaluate(cfg: RunConfig, progress: bool = True) -> RunOutcome:
             _execute(cfg, manifest, out, store, pending, total=len(jobs), initial=reused, progress=progress)
     finally:
         store.close()
-    score = score_rows(list(store.rows.values()), cfg.k, problem_ids=list(problems))
+    score = score_rows(list(store.rows.values()), problem_ids=list(problems),
+                       options=replace(cfg.scoring_options(), ks=tuple(cfg.k)))
     write_json(out / SCORE_FILE, score)
     manifest["finished_at"] = now()
     manifest["label_counts"] = score["labels"]

@@ -11,6 +11,7 @@ Two layouts:
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +29,19 @@ class Sample:
     kind: str             # "completion" or "solution"
     origin: str           # file:line or file path, for messages
     extra: dict = field(default_factory=dict, compare=False)  # other fields of the row, kept verbatim
+
+    def row_fields(self, max_chars: int = 1000) -> dict:
+        """The sample's extra fields that travel into its result row (generation, log-probability…);
+        a field whose JSON is longer than max_chars is left out to keep rows small."""
+        out = {}
+        for key, value in self.extra.items():
+            try:
+                size = len(json.dumps(value))
+            except (TypeError, ValueError):
+                continue
+            if size <= max_chars:
+                out[key] = value
+        return out
 
     @property
     def sha256(self) -> str:

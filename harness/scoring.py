@@ -8,11 +8,14 @@ only when every task has n ≥ k.
 
 from __future__ import annotations
 
+import json
 import math
+import random
 from dataclasses import dataclass
 from fractions import Fraction
 
 from .constants import ERROR, FAILED, LABELS, PASSED, TIMED_OUT
+from .errors import InputError
 from .results import ResultRow, latest_rows
 
 ESTIMATOR = "unbiased pass@k = 1 - C(n-c,k)/C(n,k) per task, exact rational arithmetic, mean over tasks"
@@ -74,8 +77,12 @@ class TaskCounts:
 
 
 def count_tasks(rows: list[ResultRow], exclude_errors: bool = False) -> dict[str, TaskCounts]:
+    return count_latest(latest_rows(rows), exclude_errors)
+
+
+def count_latest(latest: dict, exclude_errors: bool = False) -> dict[str, TaskCounts]:
     counts: dict[str, TaskCounts] = {}
-    for row in latest_rows(rows).values():
+    for row in latest.values():
         t = counts.setdefault(row.task_id, TaskCounts())
         if row.status == ERROR:
             t.errors += 1
@@ -96,38 +103,184 @@ def _names(tasks: list[str], limit: int = 5) -> str:
     return shown + (f" and {len(tasks) - limit} more" if len(tasks) > limit else "")
 
 
-def score_rows(rows: list[ResultRow], ks=(1, 10, 100), problem_ids=None, exclude_errors: bool = False) -> dict:
+@dataclass(frozen=True)
+class ScoringOptions:
+    """How rows become a score. Recorded in score.json so a reader can rebuild the figure."""
+
+    ks: tuple[int, ...] = (1, 10, 100)
+    k_policy: str = "all"          # "all": k only when every task has n ≥ k; "subset": also report
+    #                                 k on the tasks that have n ≥ k, labelled with their count
+    selection: str = "first"       # "first", "random" (seeded), or "max:FIELD" of a per-sample field
+    seed: int = 0                  # for the bootstrap and the random selection rule
+    bootstrap: int = 1000          # bootstrap resamples over tasks
+    exclude_errors: bool = False
+
+    def __post_init__(self):
+        if self.k_policy not in K_POLICIES:
+            raise InputError(f"k policy must be one of {', '.join(K_POLICIES)}, got {self.k_policy!r}")
+        if not (self.selection in ("first", "random") or
+                (self.selection.startswith("max:") and len(self.selection) > 4)):
+            raise InputError(f"selection rule must be first, random or max:FIELD, got {self.selection!r}")
+        if self.bootstrap < 0:
+            raise InputError("bootstrap resamples must be ≥ 0")
+
+
+K_POLICIES = ("all", "subset")
+
+
+def _task_values(scored: dict[str, TaskCounts], tasks: list[str], k: int) -> list[Fraction]:
+    return [pass_at_k_exact(scored[t].n, scored[t].c, k) for t in tasks]
+
+
+def uncertainty(values: list[float], seed: int, resamples: int) -> dict:
+    """Standard error of the mean over tasks, and a seeded percentile bootstrap 95% interval."""
+    m = len(values)
+    mean = sum(values) / m
+    se = math.sqrt(sum((v - mean) ** 2 for v in values) / (m - 1) / m) if m > 1 else 0.0
+    out = {"se": se}
+    if resamples and m > 1:
+        rng = random.Random(seed)
+        means = sorted(sum(values[rng.randrange(m)] for _ in range(m)) / m for _ in range(resamples))
+        out["ci95"] = [means[int(0.025 * (resamples - 1))], means[int(math.ceil(0.975 * (resamples - 1)))]]
+        out["bootstrap"] = {"resamples": resamples, "seed": seed, "over": "tasks"}
+    return out
+
+
+def _pass_at_k_block(scored, task_ids, ks, opts, error_count):
+    block = {"pass_at_k": {}, "pass_at_k_exact": {}, "pass_at_k_uncertainty": {}, "omitted_k": {},
+             "pass_at_k_subset": {}}
+    for k in sorted(set(ks)):
+        if error_count and not opts.exclude_errors:
+            block["omitted_k"][str(k)] = (f"{error_count} candidates have status 'error' (harness faults, not "
+                                          "verdicts); rerun to retry them, or score with --exclude-errors")
+            continue
+        if not task_ids:
+            block["omitted_k"][str(k)] = "no task has candidates"
+            continue
+        short = [t for t in task_ids if scored[t].n < k]
+        covered = [t for t in task_ids if scored[t].n >= k]
+        if short:
+            min_n = min(scored[t].n for t in short)
+            block["omitted_k"][str(k)] = (f"needs n ≥ {k} for every task; {len(short)} of {len(task_ids)} tasks "
+                                          f"have fewer (smallest n = {min_n}): {_names(short)}")
+            if opts.k_policy == "subset" and covered:
+                values = _task_values(scored, covered, k)
+                mean = sum(values, Fraction(0)) / len(values)
+                block["pass_at_k_subset"][str(k)] = {
+                    "value": float(mean), "exact": fraction_text(mean), "tasks": len(covered),
+                    "of": len(task_ids), "note": f"only the {len(covered)} of {len(task_ids)} tasks with n ≥ {k}"}
+            continue
+        values = _task_values(scored, task_ids, k)
+        mean = sum(values, Fraction(0)) / len(values)
+        block["pass_at_k_exact"][str(k)] = fraction_text(mean)
+        block["pass_at_k"][str(k)] = float(mean)
+        block["pass_at_k_uncertainty"][str(k)] = uncertainty([float(v) for v in values], opts.seed, opts.bootstrap)
+    if not block["pass_at_k_subset"]:
+        del block["pass_at_k_subset"]
+    return block
+
+
+def _selected(latest, task_ids, opts) -> dict | None:
+    """Success of the one candidate a selection rule picks per task: what a user receives."""
+    rng = random.Random(opts.seed)
+    picked = []
+    for t in task_ids:
+        cands = sorted((r for (task, _), r in latest.items() if task == t and r.status != ERROR),
+                       key=lambda r: r.sample_index)
+        if not cands:
+            continue
+        if opts.selection == "first":
+            choice = next((r for r in cands if r.sample_index == 0), None)
+        elif opts.selection == "random":
+            choice = cands[rng.randrange(len(cands))]
+        else:
+            field_name = opts.selection[4:]
+            valued = []
+            for r in cands:
+                v = (r.sample or {}).get(field_name)
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise InputError(f"selection rule {opts.selection}: {t!r} sample {r.sample_index} has no "
+                                     f"numeric field {field_name!r}")
+                valued.append((-v, r.sample_index, r))
+            choice = min(valued)[2]
+        if choice is not None:
+            picked.append(choice)
+    if not picked:
+        return None
+    ok = sum(1 for r in picked if r.status == PASSED)
+    return {"rule": opts.selection, "tasks": len(picked), "success_rate": ok / len(picked),
+            "success_rate_exact": fraction_text(Fraction(ok, len(picked))),
+            "note": "success of the one candidate the rule picks per task; pass@k is coverage of a set, not this"}
+
+
+def generation_key(row: ResultRow) -> str:
+    gen = (row.sample or {}).get("generation")
+    return json.dumps(gen, sort_keys=True) if gen is not None else "unspecified"
+
+
+def _is_repair(key: str) -> bool:
+    if key == "unspecified":
+        return False
+    gen = json.loads(key)
+    return isinstance(gen, dict) and str(gen.get("kind", gen.get("mode", ""))).lower() == "repair"
+
+
+def diversity(latest) -> dict[str, dict]:
+    """Per task: how many candidates there are and how many distinct texts (by hash). Information only;
+    candidates are never merged."""
+    by_task: dict[str, list[str]] = {}
+    for (t, _), r in latest.items():
+        by_task.setdefault(t, []).append(r.candidate_sha256)
+    out = {}
+    for t, hashes in sorted(by_task.items()):
+        known = [h for h in hashes if h]
+        if known:
+            out[t] = {"candidates": len(hashes), "distinct": len(set(known)),
+                      "largest_identical_group": max(known.count(h) for h in set(known))}
+    return out
+
+
+def score_rows(rows: list[ResultRow], ks=(1, 10, 100), problem_ids=None, exclude_errors: bool = False,
+               options: ScoringOptions | None = None) -> dict:
     """Everything score.json holds, computed from rows alone."""
+    opts = options or ScoringOptions(ks=tuple(ks), exclude_errors=exclude_errors)
     latest = latest_rows(rows)
-    counts = count_tasks(rows, exclude_errors)
+    groups = sorted({generation_key(r) for r in latest.values()})
+    mixed = len(groups) > 1 or any(_is_repair(g) for g in groups)
+    result = _score_latest(latest, opts)
+    result["scoring"] = {"estimator": ESTIMATOR, "k_policy": opts.k_policy, "selection": opts.selection,
+                         "seed": opts.seed, "bootstrap_resamples": opts.bootstrap,
+                         "exclude_errors": opts.exclude_errors}
+    if mixed:
+        why = ("samples mix generation settings" if len(groups) > 1 else "samples are repair attempts")
+        why += ("; pass@k is unbiased only for independent samples drawn under one setting, so each group is "
+                "scored on its own")
+        result["generation_groups"] = {}
+        for g in groups:
+            sub = {key: r for key, r in latest.items() if generation_key(r) == g}
+            scored = _score_latest(sub, opts)
+            result["generation_groups"][g] = {k: scored[k] for k in (
+                "num_tasks", "num_candidates", "n_min", "n_max", "pass_at_k", "pass_at_k_exact", "omitted_k")}
+        for k in list(result["pass_at_k"]):
+            result["omitted_k"][k] = why
+        result["pass_at_k"], result["pass_at_k_exact"], result["pass_at_k_uncertainty"] = {}, {}, {}
+        result["mixed_generation"] = why
+    if problem_ids is not None:
+        result["tasks_without_samples"] = [t for t in problem_ids if not any(r.task_id == t for r in latest.values())]
+    return result
+
+
+def _score_latest(latest: dict, opts: ScoringOptions) -> dict:
+    counts = count_latest(latest, opts.exclude_errors)
     labels = {label: 0 for label in LABELS}
     reasons: dict[str, int] = {}
     for row in latest.values():
         labels[row.status] += 1
-        reasons[f"{row.status}:{row.reason or '-'}"] = reasons.get(f"{row.status}:{row.reason or '-'}", 0) + 1
+        key = f"{row.status}:{row.reason or '-'}"
+        reasons[key] = reasons.get(key, 0) + 1
     error_count = labels[ERROR]
     scored = {t: c for t, c in counts.items() if c.n > 0}
     task_ids = sorted(scored)
-    pass_exact: dict[str, str] = {}
-    pass_float: dict[str, float] = {}
-    omitted: dict[str, str] = {}
-    for k in sorted(set(ks)):
-        if error_count and not exclude_errors:
-            omitted[str(k)] = (f"{error_count} candidates have status 'error' (harness faults, not verdicts); "
-                               "rerun to retry them, or score with --exclude-errors")
-            continue
-        if not task_ids:
-            omitted[str(k)] = "no task has candidates"
-            continue
-        short = [t for t in task_ids if scored[t].n < k]
-        if short:
-            min_n = min(scored[t].n for t in short)
-            omitted[str(k)] = (f"needs n ≥ {k} for every task; {len(short)} of {len(task_ids)} tasks have fewer "
-                               f"(smallest n = {min_n}): {_names(short)}")
-            continue
-        mean = sum((pass_at_k_exact(scored[t].n, scored[t].c, k) for t in task_ids), Fraction(0)) / len(task_ids)
-        pass_exact[str(k)] = fraction_text(mean)
-        pass_float[str(k)] = float(mean)
     ns = [scored[t].n for t in task_ids]
     result = {
         "estimator": ESTIMATOR,
@@ -135,27 +288,19 @@ def score_rows(rows: list[ResultRow], ks=(1, 10, 100), problem_ids=None, exclude
         "num_candidates": sum(ns),
         "n_min": min(ns) if ns else 0,
         "n_max": max(ns) if ns else 0,
-        "pass_at_k": pass_float,
-        "pass_at_k_exact": pass_exact,
-        "omitted_k": omitted,
+        **_pass_at_k_block(scored, task_ids, opts.ks, opts, error_count),
         "labels": labels,
         "reasons": dict(sorted(reasons.items())),
-        "errors_remaining": 0 if exclude_errors else error_count,
-        "excluded_errors": error_count if exclude_errors else 0,
+        "errors_remaining": 0 if opts.exclude_errors else error_count,
+        "excluded_errors": error_count if opts.exclude_errors else 0,
         "per_task": {t: counts[t].as_dict() for t in sorted(counts)},
+        "diversity": diversity(latest),
     }
-    # The one answer a user would receive (sample 0), apart from pass@k, which measures coverage.
-    firsts = [latest[(t, 0)] for t in task_ids if (t, 0) in latest and latest[(t, 0)].status != ERROR]
-    if firsts:
-        ok = sum(1 for r in firsts if r.status == PASSED)
-        result["selected_answer"] = {"rule": "first", "tasks": len(firsts),
-                                     "success_rate": ok / len(firsts),
-                                     "success_rate_exact": fraction_text(Fraction(ok, len(firsts)))}
+    selected = _selected(latest, task_ids, opts)
+    if selected:
+        result["selected_answer"] = selected
     if ns and len(set(ns)) > 1:
         total_c = sum(scored[t].c for t in task_ids)
         result["pooled_pass_rate"] = {"value": total_c / sum(ns), "exact": fraction_text(Fraction(total_c, sum(ns))),
                                       "note": "all candidates pooled; not pass@1, which weights each task equally"}
-    if problem_ids is not None:
-        missing = [t for t in problem_ids if t not in counts]
-        result["tasks_without_samples"] = missing
     return result

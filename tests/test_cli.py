@@ -51,3 +51,21 @@ def test_usage_errors_exit_2(tmp_path, capsys):
     assert main(["score", str(tmp_path / "r.jsonl"), "--k", "0"]) == 2
     assert main(["evaluate", "--problems", "x"]) == 2
     assert main(["evaluate", "--problems", "p", "--samples", "s", "--out", "o", "--timeout-s", "-1"]) == 2
+
+
+def test_compare_prints_the_order_change(tmp_path, capsys):
+    a = write_jsonl(tmp_path / "a.jsonl", rows("x", 10, 5) + rows("y", 10, 0))
+    b = write_jsonl(tmp_path / "b.jsonl", rows("x", 10, 2) + rows("y", 10, 2))
+    assert main(["compare", str(a), str(b), "--k", "1,3"]) == 0
+    out = capsys.readouterr().out
+    assert "ORDER CHANGES" in out and "11/24" in out and "8/15" in out
+
+
+def test_report_writes_markdown_and_html(tmp_path, capsys):
+    write_jsonl(tmp_path / "results.jsonl", rows("x", 4, 1) + rows("y", 4, 3))
+    assert main(["report", str(tmp_path)]) == 0
+    md = (tmp_path / "report.md").read_text()
+    page = (tmp_path / "report.html").read_text()
+    assert "| 2 | 0.7500 | 3/4 |" in md  # pass@2: (1/2 + 1) / 2
+    assert page.startswith("<!doctype html>") and "<svg" in page
+    assert "src=" not in page and "<link" not in page and "<script" not in page  # self-contained

