@@ -88,6 +88,31 @@ def build_parser() -> argparse.ArgumentParser:
     rp = sub.add_parser("report", help="write report.md and report.html into a run directory")
     rp.add_argument("run_dir")
 
+    rn = sub.add_parser("run", help="run from a YAML config (resumes an existing output directory)")
+    rn.add_argument("config", help="YAML run config (see configs/ and the README)")
+    rn.add_argument("--out", default=None, help="output directory (overrides 'out' in the config)")
+    rn.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config value, e.g. --set limits.timeout_s=5 (repeatable)")
+    rn.add_argument("--no-progress", action="store_true")
+
+    rp2 = sub.add_parser("reproduce", help="rerun a run from its manifest and report how far labels agree")
+    rp2.add_argument("run_dir")
+    rp2.add_argument("--out", required=True)
+    rp2.add_argument("--force", action="store_true", help="rerun even if the inputs now hash differently")
+    rp2.add_argument("--workers", type=_positive(int), default=None)
+    rp2.add_argument("--format", choices=("table", "json"), default="table")
+    rp2.add_argument("--no-progress", action="store_true")
+
+    au = sub.add_parser("audit", help="which labels did the limits decide? relaxed reruns, margins, canonical, flakiness")
+    au.add_argument("run_dir")
+    au.add_argument("--factors", default="2,4", help="relaxation factors of the limits, e.g. 2,4")
+    au.add_argument("--repeat", type=int, default=0, help="rerun timed-out and sampled candidates N times")
+    au.add_argument("--sample", type=int, default=50, help="how many other candidates --repeat samples")
+    au.add_argument("--seed", type=int, default=0)
+    au.add_argument("--workers", type=_positive(int), default=None)
+    au.add_argument("--format", choices=("table", "json"), default="table")
+    au.add_argument("--no-progress", action="store_true")
+
     im = sub.add_parser("images", help="manage passk's sandbox images")
     im_sub = im.add_subparsers(dest="images_command", required=True, parser_class=_Parser)
     b = im_sub.add_parser("build", help="build passk's image from containers/")
@@ -100,10 +125,43 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def cmd_evaluate(args) -> int:
-    from .report import format_summary
-    from .runner import evaluate
+def _stop_cleanly_on_signals() -> None:
+    """Ctrl-C and SIGTERM both stop cleanly: containers removed, finished rows kept."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
 
+
+def cmd_run(args) -> int:
+    from .config import load_config
+    return _run_config(load_config(args.config, args.set, {"out": args.out}), progress=not args.no_progress)
+
+
+def cmd_reproduce(args) -> int:
+    from .reproduce import format_reproduction, reproduce
+    _stop_cleanly_on_signals()
+    result = reproduce(args.run_dir, args.out, force=args.force, progress=not args.no_progress, workers=args.workers)
+    print(json.dumps(result, indent=2) if args.format == "json" else format_reproduction(result))
+    return 0 if not result["changed"] else 1
+
+
+def cmd_audit(args) -> int:
+    from .audit import audit, format_audit
+    try:
+        factors = tuple(float(f) for f in args.factors.split(","))
+    except ValueError:
+        raise InputError(f"--factors: expected numbers separated by commas, got {args.factors!r}") from None
+    if any(f <= 0 for f in factors) or args.repeat < 0 or args.sample < 0:
+        raise InputError("--factors must be > 0; --repeat and --sample must be ≥ 0")
+    _stop_cleanly_on_signals()
+    result = audit(args.run_dir, factors, repeat=args.repeat, seed=args.seed, sample=args.sample,
+                   progress=not args.no_progress, workers=args.workers)
+    print(json.dumps(result, indent=2) if args.format == "json" else format_audit(result))
+    sys.stdout.flush()
+    print(f"wrote {Path(args.run_dir) / 'audit.json'} and the report's audit section", file=sys.stderr)
+    return 0
+
+
+def cmd_evaluate(args) -> int:
     cfg = RunConfig(
         problems=args.problems, samples=args.samples, out=args.out, k=parse_k_list(args.k),
         scoring=_scoring_options(args),
@@ -111,13 +169,18 @@ def cmd_evaluate(args) -> int:
                       output_bytes=args.output_bytes),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                 base_image=args.base_image))
-    # Ctrl-C and SIGTERM both stop cleanly: containers removed, finished rows kept.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
+    return _run_config(cfg, progress=not args.no_progress)
+
+
+def _run_config(cfg, progress: bool) -> int:
+    from .report import format_summary
+    from .runner import evaluate
+
+    _stop_cleanly_on_signals()
     try:
-        outcome = evaluate(cfg, progress=not args.no_progress)
+        outcome = evaluate(cfg, progress=progress)
     except KeyboardInterrupt:
-        print(f"passk: stopped; results so far are kept in {Path(args.out) / RESULTS_FILE}. "
+        print(f"passk: stopped; results so far are kept in {Path(cfg.out) / RESULTS_FILE}. "
               "Run the same command again to resume.", file=sys.stderr)
         return 130
     print(format_summary(outcome.score))
@@ -202,12 +265,16 @@ def cmd_images(args) -> int:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        handler = {"evaluate": cmd_evaluate, "score": cmd_score, "compare": cmd_compare, "report": cmd_report,
+        handler = {"evaluate": cmd_evaluate, "run": cmd_run, "reproduce": cmd_reproduce, "audit": cmd_audit,
+                   "score": cmd_score, "compare": cmd_compare, "report": cmd_report,
                    "images": cmd_images}[args.command]
         return handler(args)
     except PasskError as e:
         print(f"passk: {e}", file=sys.stderr)
         return e.exit_code
+    except KeyboardInterrupt:
+        print("passk: interrupted; containers removed", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -74,6 +74,23 @@ class SandboxSettings:
 
 
 @dataclass(frozen=True)
+class CalibrationSettings:
+    """Per-task timeout = max(minimum_s, factor × median wall time of the canonical solution)."""
+
+    factor: float = 3.0
+    minimum_s: float = 1.0
+    repeats: int = 3
+
+    def __post_init__(self):
+        for name in ("factor", "minimum_s"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise InputError(f"calibration {name} must be a positive number, got {v!r}")
+        if isinstance(self.repeats, bool) or not isinstance(self.repeats, int) or self.repeats < 1:
+            raise InputError(f"calibration repeats must be a whole number ≥ 1, got {self.repeats!r}")
+
+
+@dataclass(frozen=True)
 class RunConfig:
     problems: str
     samples: str
@@ -82,6 +99,8 @@ class RunConfig:
     limits: Limits = field(default_factory=Limits)
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     scoring: ScoringOptions | None = None
+    calibration: CalibrationSettings | None = None   # per-task timeouts from the canonical solutions
+    generation: dict | None = None                    # how the samples were made; kept verbatim
 
     def scoring_options(self) -> ScoringOptions:
         return self.scoring or ScoringOptions(ks=tuple(self.k))
@@ -117,3 +136,128 @@ def override(obj, origin: str, **values):
         if key not in names:
             raise InputError(f"{origin}: unknown key '{key}'{suggest(key, names)}")
     return replace(obj, **values)
+
+
+# ------------------------------------------------------------------------------------------------
+# YAML run configs (`passk run CONFIG.yaml`). Paths in the file are relative to the file itself.
+# ------------------------------------------------------------------------------------------------
+TOP_KEYS = ("problems", "samples", "out", "k", "limits", "sandbox", "scoring", "calibration", "generation")
+SCORING_KEYS = ("k_policy", "selection", "seed", "bootstrap")
+
+
+def _check_keys(section: dict, valid, where: str) -> None:
+    if not isinstance(section, dict):
+        raise InputError(f"{where}: expected a mapping, got {type(section).__name__}")
+    for key in section:
+        if key not in valid:
+            raise InputError(f"{where}: unknown key '{key}'{suggest(str(key), valid)}")
+
+
+def _section(cls, data: dict, where: str):
+    names = [f.name for f in fields(cls)]
+    _check_keys(data, names, where)
+    try:
+        return cls(**data)
+    except InputError as e:
+        raise InputError(f"{where}: {e}") from None
+
+
+def _set_dotted(data: dict, dotted: str, value, origin: str) -> None:
+    parts = dotted.split(".")
+    node = data
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise InputError(f"{origin}: '{part}' is not a section")
+    node[parts[-1]] = value
+
+
+def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
+    """YAML file < --set key=value < explicit overrides (the command line's own flags)."""
+    import yaml
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: no such file")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as e:
+        raise InputError(f"{p}: not valid UTF-8 (byte {e.start})") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
+        raise InputError(f"{where}: invalid YAML ({getattr(e, 'problem', None) or e})") from None
+    if data is None:
+        raise InputError(f"{p}: empty config")
+    if not isinstance(data, dict):
+        raise InputError(f"{p}: expected a mapping at the top level")
+    for item in sets:
+        if "=" not in item:
+            raise InputError(f"--set {item!r}: expected key=value")
+        key, raw = item.split("=", 1)
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            value = raw
+        top = key.split(".")[0]
+        if top not in TOP_KEYS:
+            raise InputError(f"--set {key}: unknown key '{top}'{suggest(top, TOP_KEYS)}")
+        _set_dotted(data, key, value, f"--set {key}")
+    overrides = dict(overrides or {})
+    cli_out = overrides.pop("out", None)
+    for key, value in overrides.items():
+        if value is not None:
+            _set_dotted(data, key, value, key)
+    _check_keys(data, TOP_KEYS, str(p))
+    base = p.resolve().parent
+
+    def path_of(key):
+        if key not in data or not isinstance(data[key], str):
+            raise InputError(f"{p}: '{key}' must be a path (a string)")
+        q = Path(data[key])
+        return str(q if q.is_absolute() else (base / q).resolve())
+
+    k = data.get("k", list(DEFAULT_K))
+    if isinstance(k, int):
+        k = [k]
+    if not isinstance(k, list):
+        k = str(k).split(",")
+    ks = parse_k_list(",".join(str(x) for x in k), f"{p}: k")
+    scoring = data.get("scoring") or {}
+    _check_keys(scoring, SCORING_KEYS, f"{p}: scoring")
+    scoring_opts = ScoringOptions(ks=ks, **scoring)
+    calibration = data.get("calibration")
+    generation = data.get("generation")
+    if generation is not None and not isinstance(generation, dict):
+        raise InputError(f"{p}: generation must be a mapping (free-form metadata)")
+    if cli_out is not None:
+        out = str(Path(cli_out))  # relative to the working directory, like any command-line path
+    elif isinstance(data.get("out"), str):
+        out = path_of("out")
+    else:
+        raise InputError(f"{p}: no output directory: set 'out' in the file or pass --out")
+    return RunConfig(
+        problems=path_of("problems"), samples=path_of("samples"),
+        out=out,
+        k=ks,
+        limits=_section(Limits, data.get("limits") or {}, f"{p}: limits"),
+        sandbox=_section(SandboxSettings, data.get("sandbox") or {}, f"{p}: sandbox"),
+        scoring=scoring_opts,
+        calibration=_section(CalibrationSettings, calibration, f"{p}: calibration") if calibration else None,
+        generation=generation,
+    )
+
+
+def config_from_dict(config: dict) -> RunConfig:
+    """Rebuild a RunConfig from a manifest's resolved config (for reproduce and audit)."""
+    scoring = dict(config.get("scoring") or {})
+    ks = tuple(config.get("k") or DEFAULT_K)
+    scoring.pop("ks", None)
+    scoring.pop("exclude_errors", None)
+    cal = config.get("calibration")
+    return RunConfig(problems=config["problems"], samples=config["samples"], out=config["out"], k=ks,
+                     limits=Limits(**config.get("limits", {})), sandbox=SandboxSettings(**config.get("sandbox", {})),
+                     scoring=ScoringOptions(ks=ks, **scoring),
+                     calibration=CalibrationSettings(**cal) if cal else None,
+                     generation=config.get("generation"))

@@ -35,3 +35,61 @@ def test_sandbox_settings_are_checked():
         SandboxSettings(runtime="kata")
     with pytest.raises(InputError, match="workers"):
         SandboxSettings(workers=0)
+
+
+def _write(tmp_path, text):
+    p = tmp_path / "run.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_yaml_config_resolves_paths_and_precedence(tmp_path):
+    from harness.config import load_config
+    p = _write(tmp_path, "problems: p.jsonl\nsamples: s.jsonl\nout: out\nk: [1, 5]\n"
+                         "limits: {timeout_s: 2, memory_mb: 256}\nsandbox: {workers: 3}\n"
+                         "generation: {model: m1, temperature: 0.8}\n")
+    cfg = load_config(str(p), sets=["limits.timeout_s=5"], overrides={"out": "elsewhere"})
+    assert cfg.problems == str(tmp_path / "p.jsonl") and cfg.out == "elsewhere"
+    assert cfg.limits.timeout_s == 5 and cfg.limits.memory_mb == 256 and cfg.sandbox.workers == 3
+    assert cfg.k == (1, 5) and cfg.generation == {"model": "m1", "temperature": 0.8}
+    assert load_config(str(p)).out == str(tmp_path / "out")
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ("problems: p\nsamples: s\nout: o\nlimits: {timout_s: 2}\n", "unknown key 'timout_s' (did you mean 'timeout_s'?)"),
+    ("problems: p\nsamples: s\nout: o\nsandbx: {}\n", "unknown key 'sandbx' (did you mean 'sandbox'?)"),
+    ("problems: p\nsamples: s\nout: o\nlimits: {memory_mb: -5}\n", "memory_mb must be a positive number"),
+    ("problems: p\nsamples: s\nout: o\nlimits: {memory_mb: '512'}\n", "memory_mb must be a positive number"),
+    ("problems: p\nsamples: s\nout: o\nk: [0]\n", "k must be whole numbers"),
+    ("problems: [unclosed\n", "invalid YAML"),
+    ("problems: p\nsamples: s\n", "no output directory"),
+    ("", "empty config"),
+])
+def test_bad_configs_name_the_problem(tmp_path, text, fragment):
+    from harness.config import load_config
+    p = _write(tmp_path, text)
+    with pytest.raises(InputError) as e:
+        load_config(str(p))
+    assert fragment in str(e.value) and str(p) in str(e.value)
+
+
+def test_yaml_does_not_execute_code(tmp_path):
+    from harness.config import load_config
+    p = _write(tmp_path, "problems: !!python/object/apply:os.system ['touch pwned']\nsamples: s\nout: o\n")
+    with pytest.raises(InputError, match="invalid YAML"):
+        load_config(str(p))
+
+
+def test_set_with_unknown_key_suggests(tmp_path):
+    from harness.config import load_config
+    p = _write(tmp_path, "problems: p\nsamples: s\nout: o\n")
+    with pytest.raises(InputError, match="did you mean 'limits'"):
+        load_config(str(p), sets=["limit.timeout_s=3"])
+
+
+def test_shipped_configs_load():
+    from harness.config import load_config
+    from .conftest import ROOT
+    cfg = load_config(str(ROOT / "configs" / "demo.yaml"))
+    assert cfg.problems.endswith("problems/demo/problems.jsonl") and cfg.generation["kind"] == "independent"
+    assert load_config(str(ROOT / "configs" / "humaneval.yaml")).k == (1, 10, 100)

@@ -38,8 +38,8 @@ class Backend(ABC):
         (at least image, image_id, runtime, isolation)."""
 
     @abstractmethod
-    def supervisor_limits(self) -> dict:
-        """The per-candidate limits as the supervisor takes them."""
+    def supervisor_limits(self, limits) -> dict:
+        """A job's limits (a config.Limits) as the supervisor takes them."""
 
     @abstractmethod
     def open_session(self) -> Session:

@@ -238,8 +238,8 @@ class DockerBackend(Backend):
         self.host_config = host_config(self.client, self.limits, self.settings)
         return self.facts
 
-    def supervisor_limits(self) -> dict:
-        return supervisor_limits(self.limits, self.settings)
+    def supervisor_limits(self, limits: Limits) -> dict:
+        return supervisor_limits(limits, self.settings)
 
     def open_session(self) -> DockerSession:
         return DockerSession(self)

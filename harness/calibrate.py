@@ -1,0 +1,60 @@
+"""Calibrated time limits: per task, max(minimum, factor × the canonical solution's wall time),
+measured in the same sandbox on this machine. Recorded in the manifest and in every row."""
+
+from __future__ import annotations
+
+import statistics
+import uuid
+from dataclasses import replace
+
+from .config import CalibrationSettings, Limits, SandboxSettings
+from .constants import PASSED
+from .execute import Job, execute
+from .problems import Problem
+from .samples import Sample
+
+
+def canonical_jobs(problems: dict[str, Problem], repeats: int, limits: Limits | None = None) -> list[Job]:
+    jobs = []
+    for p in problems.values():
+        if p.canonical_solution is None:
+            continue
+        for r in range(repeats):
+            jobs.append(Job(p, Sample(p.task_id, r, p.prompt + p.canonical_solution, "completion", "canonical"),
+                            limits))
+    return jobs
+
+
+def measure_canonical(problems: dict[str, Problem], base: Limits, settings: SandboxSettings, repeats: int) -> dict:
+    """Per task: the canonical solution's median wall time and whether it passed every time."""
+    rows = []
+    execute(canonical_jobs(problems, repeats), base, settings, "canonical-" + uuid.uuid4().hex, rows.append)
+    by_task: dict[str, list] = {}
+    for r in rows:
+        by_task.setdefault(r.task_id, []).append(r)
+    out = {}
+    for task_id, rs in by_task.items():
+        out[task_id] = {"wall_s": statistics.median(r.wall_s or 0.0 for r in rs),
+                        "max_wall_s": max(r.wall_s or 0.0 for r in rs),
+                        "passed": all(r.status == PASSED for r in rs),
+                        "labels": sorted({f"{r.status}:{r.reason}" for r in rs})}
+    return out
+
+
+def calibrate(problems: dict[str, Problem], base: Limits, settings: SandboxSettings,
+              cal: CalibrationSettings) -> dict:
+    measured = measure_canonical(problems, base, settings, cal.repeats)
+    table = {}
+    for task_id in problems:
+        m = measured.get(task_id)
+        if m is None:
+            table[task_id] = {"timeout_s": base.timeout_s, "canonical_wall_s": None,
+                              "note": "no canonical solution: the configured timeout applies"}
+            continue
+        table[task_id] = {"timeout_s": round(max(cal.minimum_s, cal.factor * m["wall_s"]), 3),
+                          "canonical_wall_s": m["wall_s"], "canonical_passed": m["passed"]}
+    return table
+
+
+def calibrated_limits(base: Limits, entry: dict) -> Limits:
+    return replace(base, timeout_s=entry["timeout_s"], cpu_time_s=None)

@@ -1,0 +1,246 @@
+"""Execute jobs in sandboxes: a pool of worker threads, each owning one session (a warm container),
+with retries for infrastructure faults. Generic over what the rows are for: `evaluate` appends them
+to results.jsonl, `audit` and calibration keep them in memory. Every row carries the limits that
+applied to it."""
+
+from __future__ import annotations
+
+import queue
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+from .config import Limits, SandboxSettings
+from .constants import ERROR, LABELS, REASON_INFRASTRUCTURE
+from .errors import HarnessError, SandboxUnavailableError
+from .manifest import now
+from .problems import Problem
+from .results import ResultRow
+from .samples import Sample
+from .sandbox import get_backend
+
+
+@dataclass(frozen=True)
+class Job:
+    problem: Problem
+    sample: Sample
+    limits: Limits | None = None                                # None: the run's limits
+    note: dict = field(default_factory=dict, compare=False)     # recorded in the row's limits (e.g. calibration)
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.sample.task_id, self.sample.sample_index)
+
+
+def limits_record(limits: Limits, facts: dict) -> dict:
+    """Everything that applied to a candidate, as its row records it."""
+    return {**asdict(limits), "cpu_time_s": limits.effective_cpu_time_s,
+            "container_memory_mb": facts.get("container_memory_mb", limits.container_memory_mb),
+            "network": "none", "container_pids": facts.get("container_pids"),
+            "runtime": facts["runtime"], "isolation": facts["isolation"],
+            "image": facts["image"], "image_id": facts["image_id"], "hash_seed": 0}
+
+
+class Pool:
+    def __init__(self, backend, base: Limits, settings: SandboxSettings, facts: dict):
+        self.backend = backend
+        self.base = base
+        self.settings = settings
+        self.facts = facts
+        self.stop = threading.Event()
+        self._faults_in_a_row = 0
+        self._faults_lock = threading.Lock()
+        # With no job succeeding in between, this many infrastructure faults stop the run instead
+        # of burning every candidate's attempts on a sandbox that cannot work.
+        self.max_faults_in_a_row = 3 * settings.workers + settings.max_attempts
+
+    def _fault(self, detail: str) -> None:
+        with self._faults_lock:
+            self._faults_in_a_row += 1
+            if self._faults_in_a_row >= self.max_faults_in_a_row:
+                raise HarnessError(f"the sandbox failed {self._faults_in_a_row} times in a row without running "
+                                   f"any candidate; last fault: {detail}")
+
+    def _success(self) -> None:
+        with self._faults_lock:
+            self._faults_in_a_row = 0
+
+    def payload(self, job: Job) -> dict:
+        s, p = job.sample, job.problem
+        return {"id": f"{s.task_id}#{s.sample_index}", "code": s.program, "prompt": p.prompt, "test": p.test,
+                "entry_point": p.entry_point, "limits": self.backend.supervisor_limits(job.limits or self.base)}
+
+    def run_one(self, job: Job, session):
+        last = ""
+        for attempt in range(1, self.settings.max_attempts + 1):
+            if self.stop.is_set():
+                return None, session
+            try:
+                if session is None:
+                    session = self.backend.open_session()
+                    session.start()
+                result = session.run(self.payload(job))
+            except SandboxUnavailableError as e:
+                last = str(e)
+                if session is not None:
+                    session.stop()
+                    session = None
+                if not self.backend.healthy():
+                    raise HarnessError(f"the sandbox infrastructure stopped answering ({last})") from None
+                self._fault(last)
+                time.sleep(min(2.0, 0.25 * attempt))
+                continue
+            self._success()
+            replace = (not result.get("healthy", False) or self.settings.isolation == "fresh"
+                       or session.jobs_run >= self.settings.jobs_per_container)
+            if replace:
+                session.stop()
+                session = None
+            return self.make_row(job, result, attempt), session
+        row = self.make_row(job, {"status": ERROR, "reason": REASON_INFRASTRUCTURE, "detail": last[:1000]},
+                            self.settings.max_attempts)
+        return row, session
+
+    def make_row(self, job: Job, result: dict, attempt: int) -> ResultRow:
+        fields = ResultRow.__dataclass_fields__
+        row = ResultRow(task_id=job.sample.task_id, sample_index=job.sample.sample_index,
+                        status=result.get("status", ERROR),
+                        **{k: result[k] for k in ("reason", "detail", "wall_s", "cpu_s", "test_cpu_s",
+                                                  "peak_memory_kb", "exit_code", "signal", "stdout_tail",
+                                                  "stderr_tail", "stdout_bytes", "stderr_bytes")
+                           if k in result and k in fields})
+        if row.status not in LABELS:
+            row.status, row.reason = ERROR, f"supervisor sent unknown status {row.status!r}"
+        row.limits = {**limits_record(job.limits or self.base, self.facts), **job.note}
+        row.candidate_sha256 = job.sample.sha256
+        row.sample = job.sample.row_fields()
+        row.attempt = attempt
+        row.run_id = self.backend.run_id
+        row.finished_at = now()
+        return row
+
+    def worker(self, jobs: queue.Queue, results: queue.Queue):
+        session = None
+        try:
+            while not self.stop.is_set():
+                job = jobs.get()
+                if job is None:
+                    break
+                row, session = self.run_one(job, session)
+                if row is not None:
+                    results.put(row)
+        except BaseException as e:  # handed to the main thread, which stops the run
+            results.put(e)
+        finally:
+            if session is not None:
+                session.stop()
+            results.put(None)
+
+
+def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: str,
+            on_row: Callable[[ResultRow], None], on_prepared: Callable[[dict], None] | None = None,
+            progress: bool = False, total: int | None = None, initial: int = 0) -> dict:
+    """Run `jobs` and hand each row to `on_row` (in the calling thread) as it finishes. Containers are
+    sized by `base`; a job may carry stricter or equal limits of its own. Returns the backend's facts.
+    On Ctrl-C the jobs already running finish and are handed over, then KeyboardInterrupt propagates."""
+    backend = get_backend(settings.backend)(run_id, base, settings)
+    try:
+        facts = backend.prepare()
+        facts["container_memory_mb"] = base.container_memory_mb
+        if on_prepared is not None:
+            on_prepared(facts)
+        if jobs:
+            _drive(Pool(backend, base, settings, facts), jobs, settings.workers, on_row, progress,
+                   total if total is not None else len(jobs), initial)
+        return facts
+    finally:
+        backend.close()
+
+
+def _progress(total: int, initial: int, enabled: bool):
+    if not enabled:
+        return None
+    from tqdm import tqdm
+    return tqdm(total=total, initial=initial, unit="cand", dynamic_ncols=True, file=sys.stderr, disable=None)
+
+
+def _drive(pool: Pool, pending: list[Job], workers: int, on_row, progress: bool, total: int, initial: int) -> None:
+    workers = min(workers, len(pending))
+    jobs: queue.Queue = queue.Queue(maxsize=2 * workers)
+    results: queue.Queue = queue.Queue()
+    threads = [threading.Thread(target=pool.worker, args=(jobs, results), daemon=True) for _ in range(workers)]
+    for t in threads:
+        t.start()
+
+    def feed():
+        for job in pending:
+            while not pool.stop.is_set():
+                try:
+                    jobs.put(job, timeout=0.2)
+                    break
+                except queue.Full:
+                    continue
+        for _ in threads:
+            while True:
+                try:
+                    jobs.put(None, timeout=0.2)
+                    break
+                except queue.Full:
+                    if pool.stop.is_set():
+                        _drain(jobs)
+    threading.Thread(target=feed, daemon=True).start()
+    bar = _progress(total, initial, progress)
+    counts = {label: 0 for label in LABELS}
+    fatal: BaseException | None = None
+    finished_workers = 0
+    try:
+        while finished_workers < len(threads):
+            try:
+                item = results.get(timeout=0.5)
+            except queue.Empty:
+                continue
+            if item is None:
+                finished_workers += 1
+            elif isinstance(item, BaseException):
+                fatal = fatal or item
+                pool.stop.set()
+            else:
+                on_row(item)
+                counts[item.status] += 1
+                if bar is not None:
+                    bar.update(1)
+                    bar.set_postfix(counts, refresh=False)
+    except KeyboardInterrupt:
+        pool.stop.set()
+        print("\npassk: interrupted; finishing the candidates already running…", file=sys.stderr)
+        _finish_after_stop(results, on_row, len(threads) - finished_workers)
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    if fatal is not None:
+        raise fatal
+
+
+def _drain(q: queue.Queue) -> None:
+    try:
+        while True:
+            q.get_nowait()
+    except queue.Empty:
+        pass
+
+
+def _finish_after_stop(results: queue.Queue, on_row, remaining_workers: int) -> None:
+    """After Ctrl-C: keep every row that still arrives, then return once the workers are gone."""
+    deadline = time.monotonic() + 60
+    while remaining_workers and time.monotonic() < deadline:
+        try:
+            item = results.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        if item is None or isinstance(item, BaseException):
+            remaining_workers -= item is None
+        else:
+            on_row(item)
