@@ -759,7 +759,7 @@ class Supervisor:
         os.makedirs(WORK_ROOT, mode=0o755, exist_ok=True)
         os.chmod(WORK_ROOT, 0o755)
         self.count = 0
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8",
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PASSK_SANDBOX": "1",
                "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
         r1, w1 = os.pipe()
         r2, w2 = os.pipe()
@@ -831,6 +831,10 @@ def serve():
 
 if __name__ == "__main__":
     role = sys.argv[1] if len(sys.argv) > 1 else "serve"
+    # The supervisor empties /tmp and /dev/shm after every job and kills processes by uid: only ever
+    # inside passk's image, which sets this variable. Never on a host.
+    if os.environ.get("PASSK_SANDBOX") != "1":
+        sys.exit("passk supervisor: refusing to run outside passk's sandbox image (PASSK_SANDBOX is not 1)")
     if role == "forkserver":
         forkserver_main()
     else:

@@ -43,3 +43,19 @@ def test_malformed_data_is_refused(supervisor_module):
     for data in ({"Q": 1}, {"F": "1", "T": []}, 1.5):
         with pytest.raises(supervisor_module.Unencodable):
             supervisor_module.decode(data)
+
+
+def test_supervisor_refuses_to_run_outside_its_image(tmp_path):
+    """Regression: run by hand on a host, the supervisor's scrub emptied the host's /tmp."""
+    import os
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+    marker = tmp_path / "keep-me"
+    marker.write_text("x")
+    env = {k: v for k, v in os.environ.items() if k != "PASSK_SANDBOX"}
+    proc = subprocess.run([sys.executable, str(ROOT / "containers" / "supervisor.py"), "serve"], input="",
+                          capture_output=True, text=True, env=env, timeout=30)
+    assert proc.returncode != 0 and "refusing to run outside" in proc.stderr
+    assert marker.exists()
