@@ -225,6 +225,9 @@ def _raise_from_candidate(exc):
     name, msg = str(exc.get("type")), str(exc.get("msg", ""))
     if name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
         err = CandidateExit(f"{name}: {msg}")
+    elif name == "OSError" and msg.startswith("[Errno 27]"):  # EFBIG: Python ignores SIGXFSZ
+        err = OSError(msg)
+        err.passk_reason = "file_size_limit"
     elif name == "passk.Unencodable":
         err = TypeError(f"candidate {msg}; only plain data can be checked")
         err.passk_reason = "unencodable_return"
@@ -324,6 +327,8 @@ def tester_main(chan, verdict_fd):
     if "load_error" in first:
         err = first["load_error"]
         kind = str(err.get("type"))
+        if kind == "OSError" and str(err.get("msg", "")).startswith("[Errno 27]"):
+            verdict("failed", "file_size_limit", f"while loading: {err.get('msg', '')}")
         reason = {"SyntaxError": "syntax_error", "IndentationError": "syntax_error",
                   "TabError": "syntax_error", "MemoryError": "memory_limit",
                   "SystemExit": "exited_early", "KeyboardInterrupt": "exited_early"}.get(kind, f"exception:{kind}")
@@ -553,10 +558,9 @@ def leader_main(jobdir):
         spec = json.load(f)
     limits = spec["limits"]
     result = run_pair(jobdir, limits)
-    tmp = os.path.join(jobdir, "result.json.tmp")
-    with open(tmp, "w") as f:
-        json.dump(result, f)
-    os.rename(tmp, os.path.join(jobdir, "result.json"))
+    # Straight to the supervisor over the forkserver's stdout pipe, not through /tmp: a candidate
+    # may have filled the disk.
+    os.write(1, b"R " + json.dumps(result).encode() + b"\n")
 
 
 def run_pair(jobdir, limits):
@@ -737,14 +741,13 @@ def forkserver_main():
             try:
                 devnull = os.open(os.devnull, os.O_RDWR)
                 os.dup2(devnull, 0)
-                os.dup2(devnull, 1)
                 leader_main(jobdir)
             except BaseException:
                 traceback.print_exc()
                 code = 70
             os._exit(code)
         _, status = os.waitpid(pid, 0)
-        stdout.write(f"{status}\n".encode())
+        stdout.write(f"S {status}\n".encode())
         stdout.flush()
 
 
@@ -802,7 +805,7 @@ class Supervisor:
         os.close(r1)
         os.close(w2)
         self.to_fs = os.fdopen(w1, "wb", buffering=0)
-        self.from_fs = os.fdopen(r2, "rb", buffering=0)
+        self.from_fs = os.fdopen(r2, "rb")
 
     def run(self, job):
         self.count += 1
@@ -819,14 +822,17 @@ class Supervisor:
                     json.dumps({"prompt": job["prompt"], "test": job["test"], "entry_point": job["entry_point"]}),
                     TESTER_UID)
         self.to_fs.write(jobdir.encode() + b"\n")
-        line = self.from_fs.readline()
-        if not line:
-            raise RuntimeError("the forkserver ended")
-        leader_status = int(line)
-        try:
-            with open(os.path.join(jobdir, "result.json")) as f:
-                result = json.load(f)
-        except (OSError, ValueError):
+        result = None
+        while True:
+            line = self.from_fs.readline()
+            if not line:
+                raise RuntimeError("the forkserver ended")
+            if line.startswith(b"R "):
+                result = json.loads(line[2:])
+            elif line.startswith(b"S "):
+                leader_status = int(line[2:])
+                break
+        if result is None:
             raise RuntimeError(f"the job leader ended without a result (wait status {leader_status})")
         leftovers = scrub()
         shutil.rmtree(jobdir, ignore_errors=True)
