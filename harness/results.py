@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .constants import ERROR, LABELS, SCHEMA_VERSION
-from .errors import InputError
+from .errors import HarnessError, InputError
 
 
 @dataclass
@@ -121,8 +121,12 @@ class ResultStore:
         return {k for k, r in self.rows.items() if r.status != ERROR}
 
     def append(self, row: ResultRow) -> None:
-        self._f.write(row.to_json() + "\n")
-        self._f.flush()
+        try:
+            self._f.write(row.to_json() + "\n")
+            self._f.flush()
+        except OSError as e:
+            raise HarnessError(f"cannot append to {self.path} ({e.strerror or e}); the rows written so far are "
+                               "kept: free space and rerun the same command to resume") from None
         prev = self.rows.get(row.key)
         if prev is None or prev.status == ERROR:
             self.rows[row.key] = row

@@ -92,6 +92,7 @@ def evaluate(cfg: RunConfig, progress: bool = True, calibration: dict | None = N
     store = ResultStore(out / RESULTS_FILE)
     manifest = old or {**base_manifest(config, inputs), "run_id": uuid.uuid4().hex, "started_at": now()}
     manifest["config"] = config  # the latest resolved config (k and scoring may change on resume)
+    write_json(out / MANIFEST_FILE, manifest)  # before anything can fail, so a rerun resumes
     if cfg.calibration is not None:
         calibration = manifest.get("calibration") or calibration
         if calibration is None:

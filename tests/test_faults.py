@@ -1,0 +1,143 @@
+"""Infrastructure faults and bad input: the harness recovers or stops clearly; never a wrong label."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import uuid
+
+import pytest
+
+from harness.config import Limits, SandboxSettings
+from harness.constants import LABEL_RUN
+from harness.errors import HarnessError
+from harness.execute import Job, execute
+from harness.problems import Problem
+from harness.results import ResultRow, ResultStore
+from harness.samples import Sample
+
+from .conftest import DEMO_PROBLEMS, ROOT, write_jsonl
+
+PROBLEM = Problem("F/0", "def f(x):\n    \"\"\"x + 1, slowly\"\"\"\n", "def check(candidate):\n    assert candidate(1) == 2\n", "f")
+SLOW_RIGHT = PROBLEM.prompt + "    import time\n    time.sleep(0.6)\n    return x + 1\n"
+
+
+def _sabotage(run_prefix, action, delay=0.3):
+    """Wait for a container of the run, let a job start, then do `action` to it."""
+    import docker
+    client = docker.from_env()
+
+    def go():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            found = [c for c in client.containers.list(filters={"label": LABEL_RUN})
+                     if c.labels.get(LABEL_RUN, "").startswith(run_prefix)]
+            if found:
+                time.sleep(delay)
+                action(found[0])
+                return
+            time.sleep(0.02)
+    t = threading.Thread(target=go, daemon=True)
+    t.start()
+    return t
+
+
+def _run_with(action):
+    run_id = "fault-" + uuid.uuid4().hex
+    jobs = [Job(PROBLEM, Sample("F/0", i, SLOW_RIGHT, "completion", "test")) for i in range(4)]
+    rows = []
+    t = _sabotage(run_id, action)
+    execute(jobs, Limits(timeout_s=5.0, memory_mb=256), SandboxSettings(workers=1), run_id, rows.append)
+    t.join(timeout=5)
+    return rows
+
+
+@pytest.mark.docker
+def test_container_killed_from_outside_is_retried_not_scored():
+    rows = _run_with(lambda c: c.kill())
+    assert [r.status for r in rows] == ["passed"] * 4
+    assert max(r.attempt for r in rows) == 2
+
+
+@pytest.mark.docker
+def test_supervisor_crash_is_retried_not_scored():
+    kill_supervisor = ("import os, signal\n"
+                       "for p in os.listdir('/proc'):\n"
+                       "    if p.isdigit():\n"
+                       "        try:\n"
+                       "            cmd = open(f'/proc/{p}/cmdline', 'rb').read()\n"
+                       "        except OSError:\n"
+                       "            continue\n"
+                       "        if b'supervisor.py\\x00serve' in cmd:\n"
+                       "            os.kill(int(p), signal.SIGKILL)\n")
+    rows = _run_with(lambda c: c.exec_run(["passk-python", "-c", kill_supervisor], user="root"))
+    assert [r.status for r in rows] == ["passed"] * 4
+    assert max(r.attempt for r in rows) == 2
+
+
+@pytest.mark.docker
+def test_no_engine_is_a_clear_harness_failure(tmp_path):
+    samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "Demo/0", "completion": "    return x\n"}])
+    env = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock"}
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(DEMO_PROBLEMS),
+                           "--samples", str(samples), "--out", str(tmp_path / "out"), "--no-progress"],
+                          cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert "no Docker engine answers" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "out" / "results.jsonl").read_text().strip()  # nothing claimed
+    # Regression: the same command, once an engine answers, resumes instead of refusing the directory.
+    again = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(DEMO_PROBLEMS),
+                            "--samples", str(samples), "--out", str(tmp_path / "out"), "--no-progress"],
+                           cwd=ROOT, capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+
+
+def test_a_full_disk_stops_with_a_message_and_keeps_rows(tmp_path):
+    store = ResultStore(tmp_path / "results.jsonl")
+    store.append(ResultRow("t", 0, "passed"))
+
+    class Full:
+        closed = False
+
+        def write(self, _):
+            raise OSError(28, "No space left on device")
+
+        def flush(self):
+            pass
+
+    real, store._f = store._f, Full()
+    with pytest.raises(HarnessError, match="No space left on device.*rerun the same command to resume"):
+        store.append(ResultRow("t", 1, "passed"))
+    store._f = real
+    store.close()
+    assert ResultStore(tmp_path / "results.jsonl").finished() == {("t", 0)}
+
+
+@pytest.mark.parametrize("rows,fragment", [
+    ([{"task_id": "Nope/1", "completion": "x"}], "s.jsonl:1: unknown task_id 'Nope/1'"),
+    ([{"task_id": "Demo/0", "completion": 1}], "s.jsonl:1: field 'completion' must be a string"),
+])
+def test_bad_samples_exit_2_with_one_line_and_no_output(tmp_path, rows, fragment):
+    samples = write_jsonl(tmp_path / "s.jsonl", rows)
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(DEMO_PROBLEMS),
+                           "--samples", str(samples), "--out", str(tmp_path / "out")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 2 and fragment in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
+
+
+@pytest.mark.docker
+def test_sixteen_workers_on_two_cores_change_no_label(tmp_path):
+    from harness.config import RunConfig
+    from harness.runner import evaluate
+    from .conftest import DEMO_SAMPLES
+
+    def labels(workers):
+        cfg = RunConfig(problems=str(DEMO_PROBLEMS), samples=str(DEMO_SAMPLES), out=str(tmp_path / str(workers)),
+                        k=(1,), limits=Limits(timeout_s=1.0, memory_mb=256), sandbox=SandboxSettings(workers=workers))
+        evaluate(cfg, progress=False)
+        return {(r["task_id"], r["sample_index"]): (r["status"], r["reason"])
+                for r in map(json.loads, (tmp_path / str(workers) / "results.jsonl").read_text().splitlines())}
+    assert labels(16) == labels(1)
