@@ -2,15 +2,16 @@
 
 Process layout inside one container (one container per worker):
 
-    supervisor (root)      reads jobs from stdin, writes one result line per job to stdout
-      └─ forkserver (root) a clean interpreter that never sees candidate code; forks one leader per job
-           └─ leader (root, subreaper)   owns one job: forks the two processes below, enforces the
-                │                        wall-clock and output limits, kills and reaps everything
-                ├─ candidate (uid 10001) runs the candidate's code, then serves calls to its functions
-                └─ tester    (uid 10002) runs the problem's test code; `candidate` is a proxy whose
-                                         calls go over a socket to the candidate process
+    supervisor (root)          reads jobs from stdin, writes one result line per job to stdout; holds
+      │                        job data but never forks a candidate
+      ├─ tester (uid 10002)    long-lived: runs each problem's test code; `candidate` is a proxy whose
+      │                        calls go over a per-job socket to that job's candidate process
+      └─ forkserver (root)     a clean interpreter that never sees candidate code; per job it forks
+           │                   the candidate, enforces the wall-clock and output limits, kills every
+           │                   process of the candidate's uid, and reports statuses and output tails
+           └─ candidate (uid 10001)  runs the candidate's code, then serves calls to its functions
 
-The verdict comes only from the tester process, through a pipe the candidate never holds, and only
+The verdict comes only from the tester process, over a socket the candidate never holds, and only
 after `check(candidate)` has returned. The candidate owns its own process completely (memory, frames,
 file descriptors); nothing in it is trusted. Values it returns cross the socket as plain data, so an
 object with a forged `__eq__` cannot reach the test.
@@ -308,59 +309,80 @@ class TestNamespace(dict):
         return value
 
 
-def tester_main(chan, verdict_fd):
-    def verdict(status, reason, detail=""):
-        with os.fdopen(verdict_fd, "w") as f:
-            f.write(json.dumps({"status": status, "reason": reason, "detail": str(detail)[:1000]}))
-        os._exit(0)
+# ----------------------------------------------------------------------------------------------
+# The tester (uid 10002): one long-lived process per container. It never holds candidate code, only
+# the problems' test code and plain values decoded from candidates. Per job it gets the test spec and
+# one end of a fresh socket to that job's candidate process, and answers with a verdict.
+# ----------------------------------------------------------------------------------------------
+class Verdict(Exception):
+    def __init__(self, status, reason, detail=""):
+        super().__init__(reason)
+        self.verdict = {"status": status, "reason": reason, "detail": str(detail)[:1000]}
 
-    with open("test.json", encoding="utf-8") as f:
-        spec = json.load(f)
+
+_LOAD_REASONS = {"SyntaxError": "syntax_error", "IndentationError": "syntax_error", "TabError": "syntax_error",
+                 "MemoryError": "memory_limit", "SystemExit": "exited_early", "KeyboardInterrupt": "exited_early"}
+
+
+def _compiled(cache, spec):
+    key = (spec["prompt"], spec["test"])
+    if key not in cache:
+        if len(cache) > 512:
+            cache.clear()
+        try:
+            prompt = compile(spec["prompt"], "prompt.py", "exec")
+        except (SyntaxError, ValueError):
+            prompt = None  # not a program on its own: its names then come from the candidate
+        cache[key] = (prompt, compile(spec["test"], "test.py", "exec"))
+    return cache[key]
+
+
+def run_test(chan, spec, cache):
+    """Run one problem's tests against the candidate behind `chan`. Raises Verdict, always."""
     try:
         first = recv_msg(chan)
     except EOFError:
-        verdict("failed", "candidate_exited", "the candidate process ended while loading")
+        raise Verdict("failed", "candidate_exited", "the candidate process ended while loading") from None
     except (Unencodable, ValueError, RecursionError) as e:
-        verdict("failed", "protocol_violation", f"unreadable first message: {e}")
+        raise Verdict("failed", "protocol_violation", f"unreadable first message: {e}") from None
     if not isinstance(first, dict) or not ("ready" in first or isinstance(first.get("load_error"), dict)):
-        verdict("failed", "protocol_violation", "the candidate process did not report ready")
+        raise Verdict("failed", "protocol_violation", "the candidate process did not report ready")
     if "load_error" in first:
         err = first["load_error"]
-        kind = str(err.get("type"))
-        if kind == "OSError" and str(err.get("msg", "")).startswith("[Errno 27]"):
-            verdict("failed", "file_size_limit", f"while loading: {err.get('msg', '')}")
-        reason = {"SyntaxError": "syntax_error", "IndentationError": "syntax_error",
-                  "TabError": "syntax_error", "MemoryError": "memory_limit",
-                  "SystemExit": "exited_early", "KeyboardInterrupt": "exited_early"}.get(kind, f"exception:{kind}")
-        verdict("failed", reason, f"while loading: {kind}: {err.get('msg', '')}")
+        kind, msg = str(err.get("type")), str(err.get("msg", ""))
+        if kind == "OSError" and msg.startswith("[Errno 27]"):
+            raise Verdict("failed", "file_size_limit", f"while loading: {msg}")
+        raise Verdict("failed", _LOAD_REASONS.get(kind, f"exception:{kind}"), f"while loading: {kind}: {msg}")
+    prompt_code, test_code = _compiled(cache, spec)
     namespace = TestNamespace(chan)
     namespace["__builtins__"] = builtins
     namespace["__name__"] = "__test__"
-    try:
-        exec(compile(spec["prompt"], "prompt.py", "exec"), namespace)
-    except Exception:
-        pass  # a prompt that is not a program on its own: its names then come from the candidate
+    if prompt_code is not None:
+        try:
+            exec(prompt_code, namespace)
+        except Exception:
+            pass
     entry = spec["entry_point"]
     namespace[entry] = Remote(chan, entry)
     try:
-        exec(compile(spec["test"], "test.py", "exec"), namespace)
+        exec(test_code, namespace)
         namespace["check"](namespace[entry])
     except CandidateGone as e:
-        verdict("failed", "candidate_exited", e)
+        raise Verdict("failed", "candidate_exited", e) from None
     except CandidateExit as e:
-        verdict("failed", "exited_early", e)
+        raise Verdict("failed", "exited_early", e) from None
     except ProtocolViolation as e:
-        verdict("failed", "protocol_violation", e)
+        raise Verdict("failed", "protocol_violation", e) from None
     except HarnessLimit as e:
-        verdict("error", "unsupported_test_argument", e)
+        raise Verdict("error", "unsupported_test_argument", e) from None
     except MemoryError as e:
-        verdict("failed", "memory_limit", f"MemoryError {e}")
+        raise Verdict("failed", "memory_limit", f"MemoryError {e}") from None
     except BaseException as e:
         origin = getattr(e, "passk_from_candidate", None)
         if getattr(e, "passk_reason", None):
-            verdict("failed", e.passk_reason, e)
+            raise Verdict("failed", e.passk_reason, e) from None
         if origin is not None:
-            verdict("failed", f"exception:{origin}", f"raised by the candidate: {origin}: {e}")
+            raise Verdict("failed", f"exception:{origin}", f"raised by the candidate: {origin}: {e}") from None
         if isinstance(e, AssertionError):
             frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == "test.py"]
             where = ""
@@ -369,13 +391,52 @@ def tester_main(chan, verdict_fd):
                 lineno = frames[-1].lineno or 0
                 text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
                 where = f" at test line {lineno}: {text}"
-            verdict("failed", "assertion", f"test assertion failed{where}"[:300])
-        verdict("failed", f"exception:{type(e).__name__}", f"in the test: {type(e).__name__}: {e}")
-    verdict("passed", "tests_completed", "check() returned")
+            raise Verdict("failed", "assertion", f"test assertion failed{where}"[:300]) from None
+        raise Verdict("failed", f"exception:{type(e).__name__}", f"in the test: {type(e).__name__}: {e}") from None
+    raise Verdict("passed", "tests_completed", "check() returned")
+
+
+def tester_main(memory_mb):
+    mem = memory_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    os.setgroups([])
+    os.setgid(TESTER_UID)
+    os.setuid(TESTER_UID)
+    os.chdir("/")
+    ctl = socket.socket(fileno=3)
+    cache = {}
+    while True:
+        try:
+            _, fds, _, _ = socket.recv_fds(ctl, 1, 1)
+            if not fds:
+                return
+            spec = recv_msg(ctl)
+        except (EOFError, OSError):
+            return
+        chan = socket.socket(fileno=fds[0])
+        chan.settimeout(None)
+        cpu0 = time.process_time()
+        try:
+            run_test(chan, spec, cache)
+        except Verdict as v:
+            verdict = v.verdict
+        except BaseException as e:  # a fault of the tester itself: say so, and be replaced
+            verdict = {"status": "error", "reason": "tester_fault", "detail": f"{type(e).__name__}: {e}"[:500],
+                       "restart": True}
+        finally:
+            chan.close()
+        verdict["test_cpu_s"] = round(time.process_time() - cpu0, 6)
+        if verdict["reason"] == "memory_limit":
+            verdict["restart"] = True  # its heap may be fragmented past use
+        send_msg(ctl, verdict)
+        del spec
 
 
 # ----------------------------------------------------------------------------------------------
-# The leader: one per job, forked from the forkserver.
+# The forkserver (root): a clean interpreter that forks each candidate and watches it. It never turns
+# candidate data into Python objects: output goes through preallocated buffers that are zeroed after
+# every job, so the next candidate, forked from this process, inherits nothing of the last one.
 # ----------------------------------------------------------------------------------------------
 def _signal_name(num):
     try:
@@ -399,6 +460,16 @@ def _uid_pids(uid):
         except OSError:
             continue
     return pids
+
+
+def _reap_all():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def kill_uid(uid):
@@ -433,47 +504,13 @@ def kill_uid(uid):
     return not _uid_pids(uid)
 
 
-REAPED = {}  # pid -> (wait status, rusage) of children reaped while sweeping
-
-
-def _reap_all():
-    while True:
-        try:
-            pid, status, ru = os.wait4(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        REAPED[pid] = (status, ru)
-
-
-def _wait(pid, timeout=None):
-    """Reap `pid` (once) and return (status, rusage); with a timeout, give up quietly after it."""
-    if pid in REAPED:
-        return REAPED[pid] if timeout is not None else REAPED.pop(pid)
-    if timeout is None:
-        _, status, ru = os.wait4(pid, 0)
-        return (status, ru)
-    end = time.monotonic() + timeout
-    while True:
-        got, status, ru = os.wait4(pid, os.WNOHANG)
-        if got:
-            REAPED[pid] = (status, ru)
-            return REAPED[pid]
-        if time.monotonic() > end:
-            return None
-        time.sleep(0.0002)
-
-
-def _spawn(role, uid, workdir, limits, keep):
-    """Fork a child that drops to `uid` with limits applied before any job code runs.
-    `keep` maps target fd numbers (0..4) to fds of the leader."""
+def _spawn_candidate(workdir, limits, keep):
+    """Fork the candidate: new session, limits, no privileges, empty environment, before any of its code."""
     pid = os.fork()
     if pid != 0:
         return pid
     try:
         os.setsid()
-        # Move every kept fd above the targets first, so that no dup2 clobbers a later source.
         high = {target: fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for target, fd in keep.items()}
         for target, fd in high.items():
             os.dup2(fd, target)
@@ -490,8 +527,8 @@ def _spawn(role, uid, workdir, limits, keep):
         if limits.get("nproc"):  # only where uids are private to the sandbox (gVisor)
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["nproc"], limits["nproc"]))
         os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
+        os.setgid(CANDIDATE_UID)
+        os.setuid(CANDIDATE_UID)
         os.chdir(workdir)
         os.environ.clear()
         os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir,
@@ -500,17 +537,14 @@ def _spawn(role, uid, workdir, limits, keep):
         # Unbuffered output: what the candidate printed is kept even when it is killed.
         sys.stdout.reconfigure(write_through=True, line_buffering=True)
         sys.stderr.reconfigure(write_through=True, line_buffering=True)
-        chan = socket.socket(fileno=3)
-        if role == "candidate":
-            candidate_main(chan)
-        else:
-            tester_main(chan, 4)
+        import gc
+        gc.enable()
+        candidate_main(socket.socket(fileno=3))
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(0)
     except SystemExit as e:  # the candidate's sys.exit at an unusual moment: exit as it asked
-        code = e.code if isinstance(e.code, int) else 1
-        os._exit(code)
+        os._exit(e.code if isinstance(e.code, int) else 1)
     except BaseException:
         try:
             traceback.print_exc()
@@ -519,19 +553,39 @@ def _spawn(role, uid, workdir, limits, keep):
             os._exit(70)
 
 
-class Tail:
+class Ring:
+    """The last TAIL_BYTES of a stream, kept in place: no bytes objects are made from the data."""
+
     def __init__(self):
+        self.buf = bytearray(TAIL_BYTES)
+        self.view = memoryview(self.buf)
+        self.pos = 0        # next write position
         self.total = 0
-        self.data = bytearray()
 
-    def add(self, chunk):
-        self.total += len(chunk)
-        self.data += chunk
-        if len(self.data) > TAIL_BYTES:
-            del self.data[: len(self.data) - TAIL_BYTES]
+    def add(self, view, n):
+        self.total += n
+        if n >= TAIL_BYTES:
+            self.view[:] = view[n - TAIL_BYTES:n]
+            self.pos = 0
+            return
+        first = min(n, TAIL_BYTES - self.pos)
+        self.view[self.pos:self.pos + first] = view[:first]
+        if n > first:
+            self.view[:n - first] = view[first:n]
+        self.pos = (self.pos + n) % TAIL_BYTES
 
-    def text(self):
-        return self.data.decode("utf-8", errors="replace")
+    def segments(self):
+        if self.total < TAIL_BYTES:
+            return [self.view[:self.pos]]
+        return [self.view[self.pos:], self.view[:self.pos]]
+
+    def length(self):
+        return min(self.total, TAIL_BYTES)
+
+    def clear(self):
+        self.view[:] = bytes(TAIL_BYTES)
+        self.pos = 0
+        self.total = 0
 
 
 def _memory_failcnt():
@@ -549,175 +603,6 @@ def _memory_failcnt():
     return None
 
 
-def leader_main(jobdir):
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    except Exception:
-        pass  # without a subreaper, orphans go to the container's init and are killed by uid below
-    with open(os.path.join(jobdir, "spec.json")) as f:
-        spec = json.load(f)
-    limits = spec["limits"]
-    result = run_pair(jobdir, limits)
-    # Straight to the supervisor over the forkserver's stdout pipe, not through /tmp: a candidate
-    # may have filled the disk.
-    os.write(1, b"R " + json.dumps(result).encode() + b"\n")
-
-
-def run_pair(jobdir, limits):
-    failcnt_before = _memory_failcnt()
-    chan_c, chan_t = socket.socketpair()
-    verdict_r, verdict_w = os.pipe()
-    c_out_r, c_out_w = os.pipe()
-    c_err_r, c_err_w = os.pipe()
-    t_out_r, t_out_w = os.pipe()
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    start = time.monotonic()
-    tester = _spawn("tester", TESTER_UID, os.path.join(jobdir, "t"), limits,
-                    {0: devnull, 1: t_out_w, 2: t_out_w, 3: chan_t.fileno(), 4: verdict_w})
-    cand = _spawn("candidate", CANDIDATE_UID, os.path.join(jobdir, "p"), limits,
-                  {0: devnull, 1: c_out_w, 2: c_err_w, 3: chan_c.fileno()})
-    for fd in (verdict_w, c_out_w, c_err_w, t_out_w, devnull):
-        os.close(fd)
-    chan_c.close()
-    chan_t.close()
-
-    deadline = start + limits["timeout_s"]
-    out, err, tout = Tail(), Tail(), Tail()
-    verdict_buf = bytearray()
-    sel = selectors.DefaultSelector()
-    for fd, sink in ((c_out_r, out), (c_err_r, err), (t_out_r, tout), (verdict_r, verdict_buf)):
-        os.set_blocking(fd, False)
-        sel.register(fd, selectors.EVENT_READ, sink)
-    verdict_done = False
-    timed_out = False
-    output_exceeded = False
-    while not verdict_done:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            timed_out = True
-            break
-        for key, _ in sel.select(timeout=min(remaining, 0.5)):
-            try:
-                chunk = os.read(key.fd, 65536)
-            except BlockingIOError:
-                continue
-            if not chunk:
-                sel.unregister(key.fd)
-                if key.fd == verdict_r:
-                    verdict_done = True
-                continue
-            if key.fd == verdict_r:
-                verdict_buf += chunk[:4096]
-            else:
-                key.data.add(chunk)
-        if out.total + err.total > limits["output_bytes"]:
-            output_exceeded = True
-            break
-    wall = time.monotonic() - start
-
-    verdict = None
-    if verdict_done and not timed_out and not output_exceeded:
-        try:
-            verdict = json.loads(bytes(verdict_buf).decode())
-            verdict = {"status": str(verdict["status"]), "reason": str(verdict["reason"]),
-                       "detail": str(verdict.get("detail", ""))}
-        except (ValueError, KeyError, TypeError):
-            verdict = None
-    # The candidate's own exit, when the tester saw it go away (crash, os._exit, a kill signal).
-    cand_status = cand_ru = None
-    if verdict is not None and verdict["reason"] == "candidate_exited":
-        grace = time.monotonic() + 0.2
-        while cand_status is None and time.monotonic() < grace:
-            pid, status, ru = os.wait4(cand, os.WNOHANG)
-            if pid:
-                cand_status, cand_ru = status, ru
-                REAPED[cand] = (status, ru)
-            else:
-                time.sleep(0.002)
-    for pgid in (cand, tester):
-        try:
-            os.killpg(pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    # Usually both groups are gone now and the sweep by uid finds nothing to do; it forks a killer
-    # only for processes that left their group.
-    for pid in (cand, tester):
-        _wait(pid, timeout=0.5)
-    clean = kill_uid(CANDIDATE_UID) and kill_uid(TESTER_UID)
-    _, cand_ru = _wait(cand)
-    _, tester_ru = _wait(tester)
-    _reap_all()
-    # Drain what is left in the pipes, without waiting for writers that are gone.
-    for key in list(sel.get_map().values()):
-        try:
-            while True:
-                chunk = os.read(key.fd, 65536)
-                if not chunk:
-                    break
-                if key.fd == verdict_r:
-                    verdict_buf += chunk[:4096]
-                else:
-                    key.data.add(chunk)
-        except (BlockingIOError, OSError):
-            pass
-    for fd in (c_out_r, c_err_r, t_out_r, verdict_r):
-        os.close(fd)
-
-    exit_code = sig = None
-    if cand_status is not None:
-        if os.WIFEXITED(cand_status):
-            exit_code = os.WEXITSTATUS(cand_status)
-        elif os.WIFSIGNALED(cand_status):
-            sig = _signal_name(os.WTERMSIG(cand_status))
-    failcnt_after = _memory_failcnt()
-    memory_pressure = (failcnt_before is not None and failcnt_after is not None
-                       and failcnt_after > failcnt_before)
-
-    status, reason, detail = "failed", "no_verdict", ""
-    if timed_out:
-        status, reason, detail = "timed_out", "wall_time_limit", f"still running after {limits['timeout_s']} s"
-    elif output_exceeded:
-        status, reason = "failed", "output_limit"
-        detail = f"printed more than {limits['output_bytes']} bytes"
-    elif verdict is None:
-        status, reason = "failed", "tester_died"
-        detail = "the test process ended without a verdict: " + tout.text()[-300:]
-    else:
-        status, reason, detail = verdict["status"], verdict["reason"], verdict["detail"]
-        if reason == "candidate_exited":
-            if sig == "SIGXCPU":
-                status, reason, detail = "timed_out", "cpu_time_limit", f"used more than {limits['cpu_time_s']} s of CPU"
-            elif sig == "SIGXFSZ":
-                reason, detail = "file_size_limit", "wrote a file larger than the limit"
-            elif sig == "SIGKILL" and memory_pressure:
-                reason, detail = "memory_limit", "killed by the container's memory limit"
-            elif sig is not None:
-                reason, detail = f"signal:{sig}", f"the candidate was killed by {sig}"
-            elif exit_code is not None:
-                reason, detail = "exited_early", f"the candidate exited with code {exit_code} before the tests finished"
-    cpu = cand_ru.ru_utime + cand_ru.ru_stime
-    return {
-        "status": status, "reason": reason, "detail": detail,
-        "wall_s": round(wall, 6), "cpu_s": round(cpu, 6),
-        "test_cpu_s": round(tester_ru.ru_utime + tester_ru.ru_stime, 6),
-        "peak_memory_kb": cand_ru.ru_maxrss,
-        "exit_code": exit_code, "signal": sig,
-        "stdout_tail": out.text(), "stderr_tail": err.text(),
-        "stdout_bytes": out.total, "stderr_bytes": err.total,
-        "tester_output_tail": tout.text()[-512:],
-        "clean_exit": clean,
-    }
-
-
-# ----------------------------------------------------------------------------------------------
-# Forkserver and supervisor.
-# ----------------------------------------------------------------------------------------------
-# Modules candidates and tests commonly import, loaded once in the forkserver so that no job pays
-# for them (typing alone costs ~12 ms cold). Importing them changes nothing a candidate can rely on.
-PRELOAD = ("typing", "math", "re", "collections", "itertools", "functools", "hashlib", "heapq", "bisect",
-           "string", "random", "copy", "statistics", "fractions", "decimal", "operator", "datetime", "textwrap")
-
-
 def forkserver_main():
     import gc
     import importlib
@@ -726,31 +611,119 @@ def forkserver_main():
             importlib.import_module(name)
         except ImportError:
             pass
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    except Exception:
+        pass  # without a subreaper, orphans go to the container's init; they are killed by uid anyway
+    ctl = socket.socket(fileno=3)
+    scratch = bytearray(65536)
+    scratch_view = memoryview(scratch)
+    out, err = Ring(), Ring()
     gc.collect()
     gc.freeze()  # children do not walk (and so copy) the preloaded objects when they collect
-    stdin = sys.stdin.buffer
-    stdout = sys.stdout.buffer
+    devnull = os.open(os.devnull, os.O_RDONLY)
     while True:
-        line = stdin.readline()
-        if not line:
+        try:
+            _, fds, _, _ = socket.recv_fds(ctl, 1, 1)
+            if not fds:
+                return
+            req = recv_msg(ctl)
+        except (EOFError, OSError):
             return
-        jobdir = line.decode().strip()
-        pid = os.fork()
-        if pid == 0:
-            code = 0
+        report = watch_candidate(ctl, fds[0], req, devnull, scratch_view, out, err)
+        send_msg(ctl, report)
+        for ring in (out, err):
+            for seg in ring.segments():
+                ctl.sendall(seg)
+        if not report["stop_received"]:
+            recv_msg(ctl)  # the supervisor sends exactly one stop per job; take it before the next job
+        out.clear()
+        err.clear()
+        scratch_view[:] = bytes(len(scratch))
+
+
+def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
+    limits = req["limits"]
+    failcnt_before = _memory_failcnt()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    start = time.monotonic()
+    pid = _spawn_candidate(req["dir"], limits, {0: devnull, 1: out_w, 2: err_w, 3: chan_fd})
+    for fd in (out_w, err_w, chan_fd):
+        os.close(fd)
+    deadline = start + limits["timeout_s"]
+    sel = selectors.DefaultSelector()
+    for fd, ring in ((out_r, out), (err_r, err)):
+        os.set_blocking(fd, False)
+        sel.register(fd, selectors.EVENT_READ, ring)
+    sel.register(ctl, selectors.EVENT_READ, None)
+    timed_out = output_exceeded = stopped = False
+    while not stopped:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        for key, _ in sel.select(timeout=min(remaining, 1.0)):
+            if key.data is None:
+                msg = recv_msg(ctl)
+                stopped = msg.get("op") == "stop"
+                continue
             try:
-                devnull = os.open(os.devnull, os.O_RDWR)
-                os.dup2(devnull, 0)
-                leader_main(jobdir)
-            except BaseException:
-                traceback.print_exc()
-                code = 70
-            os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        stdout.write(f"S {status}\n".encode())
-        stdout.flush()
+                n = os.readv(key.fd, [scratch])
+            except BlockingIOError:
+                continue
+            if n == 0:
+                sel.unregister(key.fd)
+                continue
+            key.data.add(scratch, n)
+        if out.total + err.total > limits["output_bytes"]:
+            output_exceeded = True
+            break
+    end = time.monotonic()
+    got, status, ru = os.wait4(pid, os.WNOHANG)
+    ended_by_itself = bool(got)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if not ended_by_itself:
+        _, status, ru = os.wait4(pid, 0)
+    clean = kill_uid(CANDIDATE_UID)
+    _reap_all()
+    for key in list(sel.get_map().values()):
+        if key.data is None:
+            continue
+        try:
+            while True:
+                n = os.readv(key.fd, [scratch])
+                if not n:
+                    break
+                key.data.add(scratch, n)
+        except (BlockingIOError, OSError):
+            pass
+    sel.close()
+    os.close(out_r)
+    os.close(err_r)
+    exit_code = sig = None
+    if ended_by_itself:
+        if os.WIFEXITED(status):
+            exit_code = os.WEXITSTATUS(status)
+        elif os.WIFSIGNALED(status):
+            sig = _signal_name(os.WTERMSIG(status))
+    failcnt_after = _memory_failcnt()
+    return {"start": start, "end": end, "timed_out": timed_out, "output_exceeded": output_exceeded,
+            "stop_received": stopped,
+            "exit_code": exit_code, "signal": sig,
+            "cpu_s": round(ru.ru_utime + ru.ru_stime, 6), "peak_memory_kb": ru.ru_maxrss,
+            "stdout_bytes": out.total, "stderr_bytes": err.total, "out_len": out.length(), "err_len": err.length(),
+            "memory_pressure": (failcnt_before is not None and failcnt_after is not None
+                                and failcnt_after > failcnt_before),
+            "clean": clean}
 
 
+# ----------------------------------------------------------------------------------------------
+# The supervisor (root): talks to the host, holds job data, never forks a candidate.
+# ----------------------------------------------------------------------------------------------
 def _write_file(path, text, uid, mode=0o600):
     with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
         f.write(text)
@@ -787,25 +760,67 @@ def scrub():
     return found
 
 
+# Modules candidates and tests commonly import, loaded once in the forkserver so that no job pays
+# for them (typing alone costs ~12 ms cold). Importing them changes nothing a candidate can rely on.
+PRELOAD = ("typing", "math", "re", "collections", "itertools", "functools", "hashlib", "heapq", "bisect",
+           "string", "random", "copy", "statistics", "fractions", "decimal", "operator", "datetime", "textwrap")
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PASSK_SANDBOX": "1",
+       "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+TESTER_GRACE_S = 2.0
+
+
+def _start_child(role, *args):
+    """fork + exec a fresh interpreter for `role`, connected by a socket on its fd 3."""
+    mine, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(theirs.fileno(), 3)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)
+            os.dup2(devnull, 1)
+            if role == "tester":  # what test code prints is not the candidate's output
+                os.dup2(devnull, 2)
+            os.closerange(4, 4096)
+            os.execve(sys.executable, [sys.executable, "-s", "-B", os.path.abspath(__file__), role, *map(str, args)],
+                      ENV)
+        finally:
+            os._exit(70)
+    theirs.close()
+    return pid, mine
+
+
+def _recv_exact_into(sock, n):
+    return recv_exact(sock, n) if n else b""
+
+
 class Supervisor:
     def __init__(self):
         os.makedirs(WORK_ROOT, mode=0o755, exist_ok=True)
         os.chmod(WORK_ROOT, 0o755)
         self.count = 0
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PASSK_SANDBOX": "1",
-               "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
-        r1, w1 = os.pipe()
-        r2, w2 = os.pipe()
-        self.fs_pid = os.fork()
-        if self.fs_pid == 0:
-            os.dup2(r1, 0)
-            os.dup2(w2, 1)
-            os.closerange(3, 4096)
-            os.execve(sys.executable, [sys.executable, "-s", "-B", os.path.abspath(__file__), "forkserver"], env)
-        os.close(r1)
-        os.close(w2)
-        self.to_fs = os.fdopen(w1, "wb", buffering=0)
-        self.from_fs = os.fdopen(r2, "rb")
+        self.fs_pid, self.fs = _start_child("forkserver")
+        self.tester_pid = self.tester = None
+        self.tester_memory = None
+
+    def _tester(self, memory_mb):
+        if self.tester is not None and self.tester_memory != memory_mb:
+            self._stop_tester()
+        if self.tester is None:
+            self.tester_pid, self.tester = _start_child("tester", memory_mb)
+            self.tester_memory = memory_mb
+        return self.tester
+
+    def _stop_tester(self):
+        if self.tester is None:
+            return
+        try:
+            os.kill(self.tester_pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.tester_pid, 0)
+        self.tester.close()
+        self.tester = self.tester_pid = None
 
     def run(self, job):
         self.count += 1
@@ -813,32 +828,97 @@ class Supervisor:
         os.mkdir(jobdir, 0o755)
         os.chmod(jobdir, 0o755)
         limits = job["limits"]
-        with open(os.path.join(jobdir, "spec.json"), "w") as f:
-            json.dump({"limits": limits}, f)
-        _private_dir(os.path.join(jobdir, "p"), CANDIDATE_UID)
-        _write_file(os.path.join(jobdir, "p", "program.py"), job["code"], CANDIDATE_UID)
-        _private_dir(os.path.join(jobdir, "t"), TESTER_UID)
-        _write_file(os.path.join(jobdir, "t", "test.json"),
-                    json.dumps({"prompt": job["prompt"], "test": job["test"], "entry_point": job["entry_point"]}),
-                    TESTER_UID)
-        self.to_fs.write(jobdir.encode() + b"\n")
-        result = None
-        while True:
-            line = self.from_fs.readline()
-            if not line:
-                raise RuntimeError("the forkserver ended")
-            if line.startswith(b"R "):
-                result = json.loads(line[2:])
-            elif line.startswith(b"S "):
-                leader_status = int(line[2:])
-                break
-        if result is None:
-            raise RuntimeError(f"the job leader ended without a result (wait status {leader_status})")
+        p_dir = os.path.join(jobdir, "p")
+        _private_dir(p_dir, CANDIDATE_UID)
+        _write_file(os.path.join(p_dir, "program.py"), job["code"], CANDIDATE_UID)
+        tester = self._tester(max(limits["memory_mb"], 64))
+        for_cand, for_test = socket.socketpair()
+        socket.send_fds(self.fs, [b"F"], [for_cand.fileno()])
+        send_msg(self.fs, {"op": "run", "dir": p_dir, "limits": limits})
+        for_cand.close()
+        socket.send_fds(tester, [b"F"], [for_test.fileno()])
+        send_msg(tester, {"prompt": job["prompt"], "test": job["test"], "entry_point": job["entry_point"]})
+        for_test.close()
+
+        verdict = report = None
+        verdict_at = None
+        stop_sent = False
+        hard_deadline = time.monotonic() + limits["timeout_s"] + 10
+        sel = selectors.DefaultSelector()
+        sel.register(tester, selectors.EVENT_READ, "tester")
+        sel.register(self.fs, selectors.EVENT_READ, "forkserver")
+        tester_deadline = None
+        while report is None or (verdict is None and time.monotonic() < tester_deadline):
+            now = time.monotonic()
+            if now > hard_deadline:
+                raise RuntimeError("the forkserver did not report in time")
+            wait = hard_deadline - now if report is None else max(0.0, tester_deadline - now)
+            for key, _ in sel.select(timeout=wait):
+                if key.data == "tester":
+                    try:
+                        verdict = recv_msg(tester)
+                    except (EOFError, OSError, ValueError):
+                        verdict = {"status": "error", "reason": "tester_died", "detail": "", "restart": True}
+                    verdict_at = time.monotonic()
+                    sel.unregister(tester)
+                    if not stop_sent:
+                        send_msg(self.fs, {"op": "stop"})
+                        stop_sent = True
+                else:
+                    report = recv_msg(self.fs)
+                    report["stdout_tail"] = _recv_exact_into(self.fs, report.pop("out_len"))
+                    report["stderr_tail"] = _recv_exact_into(self.fs, report.pop("err_len"))
+                    tester_deadline = time.monotonic() + TESTER_GRACE_S
+                    sel.unregister(self.fs)
+        sel.close()
+        if not stop_sent:
+            send_msg(self.fs, {"op": "stop"})  # exactly one per job: the forkserver waits for it
+        if verdict is None or verdict.get("restart"):
+            self._stop_tester()  # stuck on a candidate that is gone, or asked to be replaced
+        result = compose(verdict, verdict_at, report, limits)
         leftovers = scrub()
         shutil.rmtree(jobdir, ignore_errors=True)
         result["leftover_paths"] = len(leftovers)
-        result["healthy"] = bool(result.pop("clean_exit")) and not os.path.exists(jobdir)
+        result["healthy"] = bool(report["clean"]) and not os.path.exists(jobdir) and result["status"] != "error"
         return result
+
+
+def compose(verdict, verdict_at, report, limits):
+    """The label, from what the tester said, what the forkserver saw, and when."""
+    in_time = verdict is not None and verdict_at - report["start"] <= limits["timeout_s"]
+    sig, exit_code = report["signal"], report["exit_code"]
+    if verdict is not None and in_time and verdict["reason"] != "candidate_exited":
+        status, reason, detail = verdict["status"], verdict["reason"], verdict["detail"]
+    elif report["timed_out"]:
+        status, reason, detail = "timed_out", "wall_time_limit", f"still running after {limits['timeout_s']} s"
+    elif report["output_exceeded"]:
+        status, reason, detail = "failed", "output_limit", f"printed more than {limits['output_bytes']} bytes"
+    elif verdict is None:
+        status, reason, detail = "error", "tester_died", "the test process gave no verdict"
+    else:
+        status, reason, detail = verdict["status"], verdict["reason"], verdict["detail"]
+        if reason == "candidate_exited":
+            if sig == "SIGXCPU":
+                status, reason, detail = "timed_out", "cpu_time_limit", f"used more than {limits['cpu_time_s']} s of CPU"
+            elif sig == "SIGXFSZ":
+                reason, detail = "file_size_limit", "wrote a file larger than the limit"
+            elif sig == "SIGKILL" and report["memory_pressure"]:
+                reason, detail = "memory_limit", "killed by the container's memory limit"
+            elif sig is not None:
+                reason, detail = f"signal:{sig}", f"the candidate was killed by {sig}"
+            elif exit_code is not None:
+                reason, detail = "exited_early", f"the candidate exited with code {exit_code} before the tests finished"
+    wall = (verdict_at if in_time and verdict is not None else report["end"]) - report["start"]
+    return {
+        "status": status, "reason": reason, "detail": detail,
+        "wall_s": round(wall, 6), "cpu_s": report["cpu_s"],
+        "test_cpu_s": (verdict or {}).get("test_cpu_s"),
+        "peak_memory_kb": report["peak_memory_kb"],
+        "exit_code": exit_code, "signal": sig,
+        "stdout_tail": report["stdout_tail"].decode("utf-8", errors="replace"),
+        "stderr_tail": report["stderr_tail"].decode("utf-8", errors="replace"),
+        "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
+    }
 
 
 def serve():
@@ -873,6 +953,8 @@ if __name__ == "__main__":
         sys.exit("passk supervisor: refusing to run outside passk's sandbox image (PASSK_SANDBOX is not 1)")
     if role == "forkserver":
         forkserver_main()
+    elif role == "tester":
+        tester_main(int(sys.argv[2]))
     else:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         sys.exit(serve())
