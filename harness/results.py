@@ -16,7 +16,7 @@ from .constants import ERROR, LABELS, SCHEMA_VERSION
 from .errors import HarnessError, InputError
 
 
-@dataclass
+@dataclass(slots=True)
 class ResultRow:
     task_id: str
     sample_index: int
@@ -99,6 +99,13 @@ def latest_rows(rows: list[ResultRow]) -> dict[tuple[str, int], ResultRow]:
     return latest
 
 
+def slim(row: ResultRow) -> ResultRow:
+    """What scoring needs of a row, without its output tails and details: the store keeps one per
+    candidate in memory, so a long run's memory grows by this little per candidate."""
+    return ResultRow(row.task_id, row.sample_index, row.status, reason=row.reason,
+                     candidate_sha256=row.candidate_sha256, attempt=row.attempt, sample=row.sample)
+
+
 class ResultStore:
     """Append-only writer. Opening an existing file keeps every complete row."""
 
@@ -107,7 +114,7 @@ class ResultStore:
         self.rows: dict[tuple[str, int], ResultRow] = {}
         if self.path.exists():
             self._repair_torn_tail()
-            self.rows = latest_rows(read_rows(self.path))
+            self.rows = {k: slim(r) for k, r in latest_rows(read_rows(self.path)).items()}
         self._f = open(self.path, "a", encoding="utf-8")
 
     def _repair_torn_tail(self):
@@ -129,7 +136,7 @@ class ResultStore:
                                "kept: free space and rerun the same command to resume") from None
         prev = self.rows.get(row.key)
         if prev is None or prev.status == ERROR:
-            self.rows[row.key] = row
+            self.rows[row.key] = slim(row)
 
     def sync(self) -> None:
         self._f.flush()

