@@ -91,7 +91,7 @@ def _svg_line(points: list[tuple[int, float]], width=520, height=220) -> str:
     dots = "".join(f'<circle cx="{x(k):.1f}" cy="{y(v):.1f}" r="3"><title>pass@{k} = {v:.4f}</title></circle>'
                    for k, v in points)
     grid = "".join(f'<line x1="{pad}" x2="{width - pad}" y1="{y(g):.1f}" y2="{y(g):.1f}" stroke="#ddd"/>'
-                   f'<text x="{pad - 6}" y="{y(g) + 4:.1f}" text-anchor="end" font-size="11">{g:.1f}</text>'
+                   f'<text x="{pad - 6}" y="{y(g) + 4:.1f}" text-anchor="end" font-size="11">{g:.2f}</text>'
                    for g in (0, 0.25, 0.5, 0.75, 1.0))
     ticks = "".join(f'<text x="{x(k):.1f}" y="{height - pad + 26}" text-anchor="middle" font-size="11">{k}</text>'
                     for k, _ in points if kmax <= 20 or k in (1, kmax) or k % max(1, kmax // 10) == 0)
@@ -204,7 +204,7 @@ def build_report(run_dir) -> tuple[str, str]:
                       f"over {flaky.get('repeat', 0)} reruns")
     md += ["", "## Tasks", "", "| task | n | c | failed | timed out | errors | distinct texts | pass@1 |",
            "|---|---|---|---|---|---|---|---|"]
-    for t, c in score["per_task"].items():
+    for t, c in sorted(score["per_task"].items(), key=lambda item: _natural(item[0])):
         d = score["diversity"].get(t, {})
         p1 = f"{c['c'] / c['n']:.3f}" if c["n"] else "-"
         md.append(f"| {t} | {c['n']} | {c['c']} | {c['failed']} | {c['timed_out']} | {c['errors']} | "
@@ -250,6 +250,11 @@ def _to_html(markdown: str, curve_svg: str, margin_svg: str) -> str:
              "th{background:#f3f3f3}code{background:#f3f3f3;padding:0 3px}h2{margin-top:1.6em}svg{display:block}")
     return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>passk report</title>"
             f"<style>{style}</style></head><body>{''.join(out)}</body></html>\n")
+
+
+def _natural(text: str):
+    import re
+    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
 
 
 def _inline(text: str) -> str:
