@@ -124,6 +124,23 @@ def recv_exact(sock, n):
     return b"".join(chunks)
 
 
+def send_with_fd(sock, fd, obj):
+    """One file descriptor (as ancillary data on a marker byte), then a message."""
+    socket.send_fds(sock, [b"F"], [fd])
+    send_msg(sock, obj)
+
+
+def recv_with_fd(sock):
+    """(fd, message), or None when the other side has gone."""
+    try:
+        _, fds, _, _ = socket.recv_fds(sock, 1, 1)
+        if not fds:
+            return None
+        return fds[0], recv_msg(sock)
+    except (EOFError, OSError):
+        return None
+
+
 def recv_msg(sock):
     (size,) = struct.unpack(">I", recv_exact(sock, 4))
     if size > MAX_MESSAGE:
@@ -407,14 +424,11 @@ def tester_main(memory_mb):
     ctl = socket.socket(fileno=3)
     cache = {}
     while True:
-        try:
-            _, fds, _, _ = socket.recv_fds(ctl, 1, 1)
-            if not fds:
-                return
-            spec = recv_msg(ctl)
-        except (EOFError, OSError):
+        got = recv_with_fd(ctl)
+        if got is None:
             return
-        chan = socket.socket(fileno=fds[0])
+        chan_fd, spec = got
+        chan = socket.socket(fileno=chan_fd)
         chan.settimeout(None)
         cpu0 = time.process_time()
         try:
@@ -623,14 +637,10 @@ def forkserver_main():
     gc.freeze()  # children do not walk (and so copy) the preloaded objects when they collect
     devnull = os.open(os.devnull, os.O_RDONLY)
     while True:
-        try:
-            _, fds, _, _ = socket.recv_fds(ctl, 1, 1)
-            if not fds:
-                return
-            req = recv_msg(ctl)
-        except (EOFError, OSError):
+        got = recv_with_fd(ctl)
+        if got is None:
             return
-        report = watch_candidate(ctl, fds[0], req, devnull, scratch_view, out, err)
+        report = watch_candidate(ctl, got[0], got[1], devnull, scratch_view, out, err)
         send_msg(ctl, report)
         for ring in (out, err):
             for seg in ring.segments():
@@ -833,11 +843,10 @@ class Supervisor:
         _write_file(os.path.join(p_dir, "program.py"), job["code"], CANDIDATE_UID)
         tester = self._tester(max(limits["memory_mb"], 64))
         for_cand, for_test = socket.socketpair()
-        socket.send_fds(self.fs, [b"F"], [for_cand.fileno()])
-        send_msg(self.fs, {"op": "run", "dir": p_dir, "limits": limits})
+        send_with_fd(self.fs, for_cand.fileno(), {"op": "run", "dir": p_dir, "limits": limits})
         for_cand.close()
-        socket.send_fds(tester, [b"F"], [for_test.fileno()])
-        send_msg(tester, {"prompt": job["prompt"], "test": job["test"], "entry_point": job["entry_point"]})
+        send_with_fd(tester, for_test.fileno(),
+                     {"prompt": job["prompt"], "test": job["test"], "entry_point": job["entry_point"]})
         for_test.close()
 
         verdict = report = None
