@@ -123,7 +123,7 @@ def flaky(cfg, problems, samples, rows, limits_for, repeat, seed, sample, progre
     rng = random.Random(seed)
     chosen = timed_out + rng.sample(others, min(sample, len(others)))
     changed: dict[tuple, list] = {}
-    for n in range(repeat):
+    for _ in range(repeat):
         reran = _run(cfg, [Job(problems[t], samples[(t, i)], limits_for(t)) for t, i in chosen], cfg.limits, progress)
         for key in chosen:
             if reran[key].status != rows[key].status:

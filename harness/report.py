@@ -1,6 +1,13 @@
-"""Human-readable text for a score: the summary table printed after a run and by `passk score`."""
+"""Human-readable output: the summary table printed after a run and by `passk score`, and
+report.md / report.html for a run directory."""
 
 from __future__ import annotations
+
+import html
+import json
+import re
+from fractions import Fraction
+from pathlib import Path
 
 from .constants import LABELS
 
@@ -47,10 +54,6 @@ def format_summary(score: dict) -> str:
 # report.md and report.html: computed from results.jsonl (and manifest.json / audit.json when present).
 # Charts are inline SVG written here, so the report needs no plotting library and no network.
 # ------------------------------------------------------------------------------------------------
-import html as _html  # noqa: E402
-import json as _json  # noqa: E402
-from fractions import Fraction as _Fraction  # noqa: E402
-from pathlib import Path as _Path  # noqa: E402
 
 
 def _curve(score: dict, rows) -> list[tuple[int, float, str]]:
@@ -61,7 +64,7 @@ def _curve(score: dict, rows) -> list[tuple[int, float, str]]:
     min_n = min(c.n for c in counts.values())
     out = []
     for k in range(1, min_n + 1):
-        mean = sum((pass_at_k_exact(c.n, c.c, k) for c in counts.values()), _Fraction(0)) / len(counts)
+        mean = sum((pass_at_k_exact(c.n, c.c, k) for c in counts.values()), Fraction(0)) / len(counts)
         out.append((k, float(mean), fraction_text(mean)))
     return out
 
@@ -126,10 +129,10 @@ def build_report(run_dir) -> tuple[str, str]:
     from .results import latest_rows, read_rows
     from .scoring import ScoringOptions, score_rows
 
-    run_dir = _Path(run_dir)
+    run_dir = Path(run_dir)
     rows = list(latest_rows(read_rows(run_dir / RESULTS_FILE)).values())
-    manifest = _json.loads((run_dir / MANIFEST_FILE).read_text()) if (run_dir / MANIFEST_FILE).exists() else {}
-    saved = _json.loads((run_dir / SCORE_FILE).read_text()) if (run_dir / SCORE_FILE).exists() else {}
+    manifest = json.loads((run_dir / MANIFEST_FILE).read_text()) if (run_dir / MANIFEST_FILE).exists() else {}
+    saved = json.loads((run_dir / SCORE_FILE).read_text()) if (run_dir / SCORE_FILE).exists() else {}
     scoring = saved.get("scoring", {})
     opts = ScoringOptions(ks=tuple(int(k) for k in (list(saved.get("pass_at_k", {})) + list(saved.get("omitted_k", {})))
                                    ) or (1, 10, 100),
@@ -138,7 +141,7 @@ def build_report(run_dir) -> tuple[str, str]:
     score = score_rows(rows, options=opts)
     curve = _curve(score, rows)
     margins = _margins(rows)
-    audit = _json.loads((run_dir / "audit.json").read_text()) if (run_dir / "audit.json").exists() else None
+    audit = json.loads((run_dir / "audit.json").read_text()) if (run_dir / "audit.json").exists() else None
     limits = rows[0].limits if rows else {}
     head = {
         "tasks": score["num_tasks"], "candidates": score["num_candidates"],
@@ -152,7 +155,7 @@ def build_report(run_dir) -> tuple[str, str]:
     }
     gen = manifest.get("config", {}).get("generation")
     if gen:
-        head["generation"] = _json.dumps(gen, sort_keys=True)
+        head["generation"] = json.dumps(gen, sort_keys=True)
     md = ["# passk report", ""]
     md += [f"- **{k}**: {v}" for k, v in head.items()]
     md += ["", "## pass@k", "", "| k | pass@k | exact | SE | 95% CI (bootstrap over tasks) |", "|---|---|---|---|---|"]
@@ -253,20 +256,18 @@ def _to_html(markdown: str, curve_svg: str, margin_svg: str) -> str:
 
 
 def _natural(text: str):
-    import re
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
 
 
 def _inline(text: str) -> str:
-    import re
-    esc = _html.escape(text)
+    esc = html.escape(text)
     esc = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", esc)
     return re.sub(r"`(.+?)`", r"<code>\1</code>", esc)
 
 
-def write_report(run_dir) -> tuple[_Path, _Path]:
+def write_report(run_dir) -> tuple[Path, Path]:
     md, page = build_report(run_dir)
-    run_dir = _Path(run_dir)
+    run_dir = Path(run_dir)
     (run_dir / "report.md").write_text(md, encoding="utf-8")
     (run_dir / "report.html").write_text(page, encoding="utf-8")
     return run_dir / "report.md", run_dir / "report.html"

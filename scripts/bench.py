@@ -166,7 +166,7 @@ def main() -> int:
             for w in (worker_counts if mode == "runc" else [2]):
                 rows.append((set_name if chosen is samples else "canonical x1", f"passk {mode}", w,
                              passk_mode(mode, problems, chosen, w, tmp)))
-        for name, mode, w, r in [x for x in rows if x[0] in (set_name, "canonical x1") and "ratio" not in x[3]]:
+        for _name, _mode, _w, r in [x for x in rows if x[0] in (set_name, "canonical x1") and "ratio" not in x[3]]:
             rate = r["n"] / r["seconds"]
             r["rate"] = rate
             r["ratio"] = rate / baseline if baseline else None

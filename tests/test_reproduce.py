@@ -1,7 +1,6 @@
 """passk run from YAML, resume after SIGKILL, reproduce: against the real Docker engine."""
 
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -67,7 +67,7 @@ def test_resume_refuses_different_settings(demo_run):
 
 def test_fresh_isolation_gives_the_same_labels(tmp_path, demo_run):
     out, outcome = demo_run
-    fresh = evaluate(config(tmp_path / "fresh", isolation="fresh"), progress=False)
+    evaluate(config(tmp_path / "fresh", isolation="fresh"), progress=False)
     pooled_rows = {(r.task_id, r.sample_index): r.status for r in read_rows(out / "results.jsonl")}
     fresh_rows = {(r.task_id, r.sample_index): r.status for r in read_rows(tmp_path / "fresh" / "results.jsonl")}
     assert fresh_rows == pooled_rows

