@@ -83,9 +83,26 @@ def _load_jsonl(path: Path, problems: dict[str, Problem]) -> list[Sample]:
     return samples
 
 
+def _read_json_object(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not valid UTF-8 (byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}:{e.lineno}: malformed JSON ({e.msg})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object")
+    return data
+
+
 def _load_directory(path: Path, problems: dict[str, Problem]) -> list[Sample]:
+    """Per-file metadata: `DIR/generation.json` describes how every file was produced; a sidecar
+    `DIR/<task>/<file>.json` adds fields for one file (e.g. {"logprob": -3.2, "generation": {...}})."""
     by_dirname = {tid.replace("/", "_"): tid for tid in problems}
     samples = []
+    shared = {}
+    if (path / "generation.json").is_file():
+        shared = {"generation": _read_json_object(path / "generation.json")}
     subdirs = sorted((p for p in path.iterdir() if p.is_dir()), key=lambda p: _natural_key(p.name))
     if not subdirs:
         raise InputError(f"{path}: no task directories (expected {path}/<task>/<file>.py)")
@@ -100,7 +117,11 @@ def _load_directory(path: Path, problems: dict[str, Problem]) -> list[Sample]:
                 program = f.read_bytes().decode("utf-8")
             except UnicodeDecodeError as e:
                 raise InputError(f"{f}: not valid UTF-8 (byte {e.start})") from None
-            samples.append(Sample(task_id, index, program, "solution", str(f), {"file": f.name}))
+            extra = {**shared, "file": f.name}
+            sidecar = f.with_suffix(".json")
+            if sidecar.is_file():
+                extra.update(_read_json_object(sidecar))
+            samples.append(Sample(task_id, index, program, "solution", str(f), extra))
     if not samples:
         raise InputError(f"{path}: no .py files under its task directories")
     return samples

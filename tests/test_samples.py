@@ -58,3 +58,18 @@ def test_unknown_task_directory_is_named(tmp_path, problems):
     (tmp_path / "sols" / "Nope_3").mkdir(parents=True)
     with pytest.raises(InputError, match="unknown task 'Nope_3'"):
         load_samples(tmp_path / "sols", problems)
+
+
+def test_directory_metadata_from_generation_json_and_sidecars(tmp_path, problems):
+    d = tmp_path / "sols" / "T_0"
+    d.mkdir(parents=True)
+    (tmp_path / "sols" / "generation.json").write_text('{"model": "m", "temperature": 0.2}')
+    (d / "0.py").write_text("def f(x):\n    return x\n")
+    (d / "1.py").write_text("def f(x):\n    return x\n")
+    (d / "1.json").write_text('{"logprob": -1.5, "generation": {"kind": "repair"}}')
+    a, b = load_samples(tmp_path / "sols", problems)
+    assert a.row_fields() == {"generation": {"model": "m", "temperature": 0.2}, "file": "0.py"}
+    assert b.row_fields() == {"generation": {"kind": "repair"}, "file": "1.py", "logprob": -1.5}
+    (d / "1.json").write_text("[1]")
+    with pytest.raises(InputError, match=r"1\.json: expected a JSON object"):
+        load_samples(tmp_path / "sols", problems)
