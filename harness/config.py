@@ -57,7 +57,8 @@ class SandboxSettings:
     runtime: str = "runc"
     isolation: str = "pooled"
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
-    base_image: str = DEFAULT_BASE_IMAGE
+    # The base image passk's image is built on; PASSK_BASE_IMAGE (e.g. python:3.11-slim) sets the default.
+    base_image: str = field(default_factory=lambda: os.environ.get("PASSK_BASE_IMAGE", DEFAULT_BASE_IMAGE))
     image: str | None = None            # use this image as is instead of building passk's
     jobs_per_container: int = 500       # a pooled container is replaced after this many candidates
     max_attempts: int = 3               # attempts per candidate when the infrastructure fails
