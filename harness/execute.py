@@ -22,6 +22,10 @@ from .samples import Sample
 from .sandbox import get_backend
 
 
+# Errors the supervisor reports that are faults of the sandbox, not of the job: retried in a new container.
+RETRYABLE_REASONS = {"tester_died", "tester_fault"}
+
+
 @dataclass(frozen=True)
 class Job:
     problem: Problem
@@ -82,6 +86,8 @@ class Pool:
                     session = self.backend.open_session()
                     session.start()
                 result = session.run(self.payload(job))
+                if result.get("status") == ERROR and result.get("reason") in RETRYABLE_REASONS:
+                    raise SandboxUnavailableError(f"{result.get('reason')}: {result.get('detail', '')}")
             except SandboxUnavailableError as e:
                 last = str(e)
                 if session is not None:
