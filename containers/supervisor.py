@@ -846,10 +846,6 @@ def _start_child(role, *args):
     return pid, mine
 
 
-def _recv_exact_into(sock, n):
-    return recv_exact(sock, n) if n else b""
-
-
 class Supervisor:
     def __init__(self):
         os.makedirs(WORK_ROOT, mode=0o755, exist_ok=True)
@@ -921,8 +917,8 @@ class Supervisor:
                         stop_sent = True
                 else:
                     report = recv_msg(self.fs)
-                    report["stdout_tail"] = _recv_exact_into(self.fs, report.pop("out_len"))
-                    report["stderr_tail"] = _recv_exact_into(self.fs, report.pop("err_len"))
+                    report["stdout_tail"] = recv_exact(self.fs, report.pop("out_len"))
+                    report["stderr_tail"] = recv_exact(self.fs, report.pop("err_len"))
                     tester_deadline = time.monotonic() + TESTER_GRACE_S
                     sel.unregister(self.fs)
         sel.close()

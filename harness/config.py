@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields
 
 from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, RUNTIMES
 from .errors import InputError
@@ -128,15 +128,6 @@ def parse_k_list(text: str, origin: str = "--k") -> tuple[int, ...]:
 def suggest(name: str, valid) -> str:
     close = difflib.get_close_matches(name, list(valid), n=1)
     return f" (did you mean '{close[0]}'?)" if close else ""
-
-
-def override(obj, origin: str, **values):
-    """Replace fields of a frozen config object, rejecting unknown names with a suggestion."""
-    names = {f.name for f in fields(obj)}
-    for key in values:
-        if key not in names:
-            raise InputError(f"{origin}: unknown key '{key}'{suggest(key, names)}")
-    return replace(obj, **values)
 
 
 # ------------------------------------------------------------------------------------------------
