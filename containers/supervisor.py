@@ -735,6 +735,7 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
             output_exceeded = True
             break
     end = time.monotonic()
+    strays = max(0, len(_uid_pids(CANDIDATE_UID)) - 1)  # processes besides the candidate itself
     got, status, ru = os.wait4(pid, os.WNOHANG)
     ended_by_itself = bool(got)
     try:
@@ -746,6 +747,7 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
     clean = kill_uid(CANDIDATE_UID)
     _reap_all()
     clean = clean_ipc(CANDIDATE_UID) and clean
+    cleanup_s = time.monotonic() - end
     for key in list(sel.get_map().values()):
         if key.data is None:
             continue
@@ -774,7 +776,7 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
             "stdout_bytes": out.total, "stderr_bytes": err.total, "out_len": out.length(), "err_len": err.length(),
             "memory_pressure": (failcnt_before is not None and failcnt_after is not None
                                 and failcnt_after > failcnt_before),
-            "clean": clean}
+            "clean": clean, "strays": strays, "cleanup_s": round(cleanup_s, 3)}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -823,6 +825,10 @@ PRELOAD = ("typing", "math", "re", "collections", "itertools", "functools", "has
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PASSK_SANDBOX": "1",
        "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 TESTER_GRACE_S = 2.0
+# How long past its deadline a job may take to be killed and reaped (a fork bomb under gVisor is slow).
+CLEANUP_GRACE_S = 60.0
+MAX_STRAYS = 16
+MAX_CLEANUP_S = 1.0
 
 
 def _start_child(role, *args):
@@ -894,7 +900,7 @@ class Supervisor:
         verdict = report = None
         verdict_at = None
         stop_sent = False
-        hard_deadline = time.monotonic() + limits["timeout_s"] + 10
+        hard_deadline = time.monotonic() + limits["timeout_s"] + CLEANUP_GRACE_S
         sel = selectors.DefaultSelector()
         sel.register(tester, selectors.EVENT_READ, "tester")
         sel.register(self.fs, selectors.EVENT_READ, "forkserver")
@@ -930,7 +936,10 @@ class Supervisor:
         leftovers = scrub()
         shutil.rmtree(jobdir, ignore_errors=True)
         result["leftover_paths"] = len(leftovers)
-        result["healthy"] = bool(report["clean"]) and not os.path.exists(jobdir) and result["status"] != "error"
+        # A container that had to kill many processes, or took long to, is replaced: under gVisor a fork
+        # bomb's teardown goes on after the kill and would slow the next candidate into a timeout.
+        result["healthy"] = (bool(report["clean"]) and not os.path.exists(jobdir) and result["status"] != "error"
+                             and report["strays"] <= MAX_STRAYS and report["cleanup_s"] < MAX_CLEANUP_S)
         return result
 
 

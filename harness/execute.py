@@ -154,7 +154,6 @@ def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: st
     backend = get_backend(settings.backend)(run_id, base, settings)
     try:
         facts = backend.prepare()
-        facts["container_memory_mb"] = base.container_memory_mb
         if on_prepared is not None:
             on_prepared(facts)
         if jobs:

@@ -25,7 +25,7 @@ CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
 PIDS_OVERHEAD = 16          # tini, supervisor, forkserver, leader, tester, killer
 RUNSC_PIDS_BACKSTOP = 8192  # gVisor's ptrace platform keeps host stub processes per guest process
 READY_TIMEOUT_S = 60.0
-RESULT_GRACE_S = 30.0       # beyond the candidate's timeout before the session is declared dead
+RESULT_GRACE_S = 90.0       # beyond the candidate's timeout before the session is declared dead
 
 
 def _docker_module():
@@ -57,6 +57,15 @@ def container_pids(limits: Limits, settings: SandboxSettings) -> int:
     return RUNSC_PIDS_BACKSTOP
 
 
+def container_memory(limits: Limits, settings: SandboxSettings) -> int:
+    """The container's cgroup memory limit (a backstop; each candidate's own limit is RLIMIT_AS). Under
+    gVisor the sandbox kernel's copies of forked processes count too: a fork bomb at the process limit
+    must not take the container down, so there is room for each allowed process."""
+    if settings.runtime == "runc":
+        return limits.container_memory_mb
+    return limits.container_memory_mb + 8 * int(limits.pids)
+
+
 def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
     """The per-candidate limits the supervisor applies inside the container."""
     return {**limits.for_supervisor(), "nproc": None if settings.runtime == "runc" else int(limits.pids)}
@@ -74,8 +83,8 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
         cap_add=CAPABILITIES,
         security_opt=["no-new-privileges"],
         pids_limit=container_pids(limits, settings),
-        mem_limit=f"{limits.container_memory_mb}m",
-        memswap_limit=f"{limits.container_memory_mb}m",
+        mem_limit=f"{container_memory(limits, settings)}m",
+        memswap_limit=f"{container_memory(limits, settings)}m",
         nano_cpus=int(float(limits.cpus) * 1e9),
         ulimits=[docker.types.Ulimit(name="nofile", soft=1024, hard=1024),
                  docker.types.Ulimit(name="fsize", soft=tmpfs_bytes, hard=tmpfs_bytes)],
@@ -234,6 +243,7 @@ class DockerBackend(Backend):
         self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
                       "docker_server_version": self.client.version().get("Version"),
                       "container_pids": container_pids(self.limits, self.settings),
+                      "container_memory_mb": container_memory(self.limits, self.settings),
                       "swept_containers": swept}
         self.host_config = host_config(self.client, self.limits, self.settings)
         return self.facts
