@@ -53,7 +53,11 @@ def test_attack_gets_its_exact_label(docker_backend, pooled, attack, isolation):
             session.stop()
     else:
         get, replace = pooled
-        result = get().run(_job(docker_backend, attack.code, attack.timeout_s))
+        try:
+            result = get().run(_job(docker_backend, attack.code, attack.timeout_s))
+        except Exception:
+            replace()  # a lost container must not fail the attacks that follow it
+            raise
         if not result["healthy"]:
             replace()  # what the runner does after anything abnormal
         probe = get().run(_job(docker_backend, PROBE, 2.0))
