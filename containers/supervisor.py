@@ -735,7 +735,6 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
             output_exceeded = True
             break
     end = time.monotonic()
-    strays = max(0, len(_uid_pids(CANDIDATE_UID)) - 1)  # processes besides the candidate itself
     got, status, ru = os.wait4(pid, os.WNOHANG)
     ended_by_itself = bool(got)
     try:
@@ -744,12 +743,13 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
         pass
     if not ended_by_itself:
         _, status, ru = os.wait4(pid, 0)
+    strays = len(_uid_pids(CANDIDATE_UID))  # still there after the group was killed: left it, or dying
     if strays > MAX_STRAYS:
         # A fork bomb: do not spend the job's time killing it one process at a time (under gVisor that
         # takes up to a minute). The container is reported unclean and the host destroys it whole.
         clean = False
     else:
-        clean = kill_uid(CANDIDATE_UID)
+        clean = kill_uid(CANDIDATE_UID) if strays else True
         _reap_all()
         clean = clean_ipc(CANDIDATE_UID) and clean
     cleanup_s = time.monotonic() - end
