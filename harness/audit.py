@@ -16,7 +16,7 @@ from pathlib import Path
 
 from .calibrate import calibrated_limits, measure_canonical
 from .config import Limits, config_from_dict
-from .constants import PASSED, RESULTS_FILE, TIMED_OUT
+from .constants import RESULTS_FILE, TIMED_OUT
 from .errors import InputError
 from .execute import Job, execute
 from .manifest import now, write_json
@@ -24,7 +24,7 @@ from .problems import load_problems
 from .reproduce import load_manifest
 from .results import latest_rows, read_rows
 from .samples import load_samples
-from .scoring import score_rows
+from .scoring import score_rows, time_shares
 
 AUDIT_FILE = "audit.json"
 LIMIT_REASONS = {"wall_time_limit", "cpu_time_limit", "memory_limit", "output_limit", "file_size_limit"}
@@ -95,8 +95,7 @@ def _run(cfg, jobs: list[Job], base: Limits, progress: bool) -> dict:
 
 
 def margins(rows: dict) -> dict:
-    ratios = sorted((r.wall_s / r.limits["timeout_s"], r.task_id, r.sample_index) for r in rows.values()
-                    if r.status == PASSED and r.wall_s is not None and r.limits.get("timeout_s"))
+    ratios = time_shares(rows.values())
     if not ratios:
         return {"passed": 0}
     values = [x for x, _, _ in ratios]

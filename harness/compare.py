@@ -4,12 +4,11 @@ Pure: reads rows, never Docker."""
 
 from __future__ import annotations
 
-import random
 from fractions import Fraction
 
 from .errors import InputError
 from .results import ResultRow
-from .scoring import count_tasks, fraction_text, pass_at_k_exact
+from .scoring import bootstrap_ci, count_tasks, fraction_text, mean_of, per_task_pass_at_k
 
 STANDARD_K = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 
@@ -18,15 +17,6 @@ def default_ks(min_n: int) -> tuple[int, ...]:
     if min_n <= 20:
         return tuple(range(1, min_n + 1))
     return tuple(k for k in STANDARD_K if k <= min_n)
-
-
-def _paired_ci(diffs: list[float], seed: int, resamples: int) -> list[float] | None:
-    m = len(diffs)
-    if m < 2 or not resamples:
-        return None
-    rng = random.Random(seed)
-    means = sorted(sum(diffs[rng.randrange(m)] for _ in range(m)) / m for _ in range(resamples))
-    return [means[int(0.025 * (resamples - 1))], means[-1 - int(0.025 * (resamples - 1))]]
 
 
 def compare_runs(runs: dict[str, list[ResultRow]], ks=None, seed: int = 0, resamples: int = 1000) -> dict:
@@ -48,15 +38,15 @@ def compare_runs(runs: dict[str, list[ResultRow]], ks=None, seed: int = 0, resam
                for k in ks if k > min_n}
     table = {}
     for k in (k for k in ks if k <= min_n):
-        per_run = {name: [pass_at_k_exact(counts[name][t].n, counts[name][t].c, k) for t in common] for name in names}
-        means = {name: sum(v, Fraction(0)) / len(common) for name, v in per_run.items()}
+        per_run = {name: per_task_pass_at_k((counts[name][t] for t in common), k) for name in names}
+        means = {name: mean_of(v) for name, v in per_run.items()}
         entry = {"values": {name: float(m) for name, m in means.items()},
                  "exact": {name: fraction_text(m) for name, m in means.items()}, "differences": {}}
         base = names[0]
         for other in names[1:]:
             diffs = [float(a - b) for a, b in zip(per_run[other], per_run[base])]
             entry["differences"][f"{other} - {base}"] = {
-                "mean": float(means[other] - means[base]), "ci95": _paired_ci(diffs, seed, resamples)}
+                "mean": float(means[other] - means[base]), "ci95": bootstrap_ci(diffs, seed, resamples)}
         table[str(k)] = entry
     reversals = []
     for i, a in enumerate(names):

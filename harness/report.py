@@ -6,7 +6,6 @@ from __future__ import annotations
 import html
 import json
 import re
-from fractions import Fraction
 from pathlib import Path
 
 from .constants import LABELS
@@ -57,23 +56,21 @@ def format_summary(score: dict) -> str:
 
 
 def _curve(score: dict, rows) -> list[tuple[int, float, str]]:
-    from .scoring import count_tasks, fraction_text, pass_at_k_exact
-    counts = {t: c for t, c in count_tasks(rows, exclude_errors=True).items() if c.n > 0}
+    from .scoring import count_tasks, fraction_text, mean_of, per_task_pass_at_k
+    counts = [c for c in count_tasks(rows, exclude_errors=True).values() if c.n > 0]
     if not counts or score.get("errors_remaining"):
         return []
-    min_n = min(c.n for c in counts.values())
     out = []
-    for k in range(1, min_n + 1):
-        mean = sum((pass_at_k_exact(c.n, c.c, k) for c in counts.values()), Fraction(0)) / len(counts)
+    for k in range(1, min(c.n for c in counts) + 1):
+        mean = mean_of(per_task_pass_at_k(counts, k))
         out.append((k, float(mean), fraction_text(mean)))
     return out
 
 
 def _margins(rows) -> dict:
     """Wall time of passing candidates as a fraction of their timeout."""
-    from .constants import PASSED
-    ratios = [r.wall_s / r.limits["timeout_s"] for r in rows
-              if r.status == PASSED and r.wall_s is not None and r.limits.get("timeout_s")]
+    from .scoring import time_shares
+    ratios = [share for share, _, _ in time_shares(rows)]
     bins = [0] * 10
     for x in ratios:
         bins[min(9, int(x * 10))] += 1

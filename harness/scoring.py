@@ -128,8 +128,24 @@ class ScoringOptions:
 K_POLICIES = ("all", "subset")
 
 
-def _task_values(scored: dict[str, TaskCounts], tasks: list[str], k: int) -> list[Fraction]:
-    return [pass_at_k_exact(scored[t].n, scored[t].c, k) for t in tasks]
+def per_task_pass_at_k(counts, k: int) -> list[Fraction]:
+    """Exact pass@k of each task, from its TaskCounts."""
+    return [pass_at_k_exact(c.n, c.c, k) for c in counts]
+
+
+def mean_of(values: list[Fraction]) -> Fraction:
+    """The per-task mean: every task weighs the same."""
+    return sum(values, Fraction(0)) / len(values)
+
+
+def bootstrap_ci(values: list[float], seed: int, resamples: int) -> list[float] | None:
+    """Seeded percentile-bootstrap 95% interval of the mean of `values` (resampled with replacement)."""
+    m = len(values)
+    if not resamples or m < 2:
+        return None
+    rng = random.Random(seed)
+    means = sorted(sum(values[rng.randrange(m)] for _ in range(m)) / m for _ in range(resamples))
+    return [means[int(0.025 * (resamples - 1))], means[int(math.ceil(0.975 * (resamples - 1)))]]
 
 
 def uncertainty(values: list[float], seed: int, resamples: int) -> dict:
@@ -138,12 +154,17 @@ def uncertainty(values: list[float], seed: int, resamples: int) -> dict:
     mean = sum(values) / m
     se = math.sqrt(sum((v - mean) ** 2 for v in values) / (m - 1) / m) if m > 1 else 0.0
     out = {"se": se}
-    if resamples and m > 1:
-        rng = random.Random(seed)
-        means = sorted(sum(values[rng.randrange(m)] for _ in range(m)) / m for _ in range(resamples))
-        out["ci95"] = [means[int(0.025 * (resamples - 1))], means[int(math.ceil(0.975 * (resamples - 1)))]]
+    ci = bootstrap_ci(values, seed, resamples)
+    if ci is not None:
+        out["ci95"] = ci
         out["bootstrap"] = {"resamples": resamples, "seed": seed, "over": "tasks"}
     return out
+
+
+def time_shares(rows) -> list[tuple[float, str, int]]:
+    """(wall time / time limit, task_id, sample_index) of every passing candidate, smallest first."""
+    return sorted((r.wall_s / r.limits["timeout_s"], r.task_id, r.sample_index) for r in rows
+                  if r.status == PASSED and r.wall_s is not None and r.limits.get("timeout_s"))
 
 
 def _pass_at_k_block(scored, task_ids, ks, opts, error_count):
@@ -164,14 +185,13 @@ def _pass_at_k_block(scored, task_ids, ks, opts, error_count):
             block["omitted_k"][str(k)] = (f"needs n ≥ {k} for every task; {len(short)} of {len(task_ids)} tasks "
                                           f"have fewer (smallest n = {min_n}): {_names(short)}")
             if opts.k_policy == "subset" and covered:
-                values = _task_values(scored, covered, k)
-                mean = sum(values, Fraction(0)) / len(values)
+                mean = mean_of(per_task_pass_at_k((scored[t] for t in covered), k))
                 block["pass_at_k_subset"][str(k)] = {
                     "value": float(mean), "exact": fraction_text(mean), "tasks": len(covered),
                     "of": len(task_ids), "note": f"only the {len(covered)} of {len(task_ids)} tasks with n ≥ {k}"}
             continue
-        values = _task_values(scored, task_ids, k)
-        mean = sum(values, Fraction(0)) / len(values)
+        values = per_task_pass_at_k((scored[t] for t in task_ids), k)
+        mean = mean_of(values)
         block["pass_at_k_exact"][str(k)] = fraction_text(mean)
         block["pass_at_k"][str(k)] = float(mean)
         block["pass_at_k_uncertainty"][str(k)] = uncertainty([float(v) for v in values], opts.seed, opts.bootstrap)
