@@ -239,11 +239,16 @@ _SAFE_EXCEPTIONS = {
 }
 
 
+def _is_file_too_large(kind, msg):
+    """EFBIG: the file-size limit. Python ignores SIGXFSZ, so it arrives as this OSError, not a signal."""
+    return kind == "OSError" and msg.startswith("[Errno 27]")
+
+
 def _raise_from_candidate(exc):
     name, msg = str(exc.get("type")), str(exc.get("msg", ""))
     if name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
         err = CandidateExit(f"{name}: {msg}")
-    elif name == "OSError" and msg.startswith("[Errno 27]"):  # EFBIG: Python ignores SIGXFSZ
+    elif _is_file_too_large(name, msg):
         err = OSError(msg)
         err.passk_reason = "file_size_limit"
     elif name == "passk.Unencodable":
@@ -367,7 +372,7 @@ def run_test(chan, spec, cache):
     if "load_error" in first:
         err = first["load_error"]
         kind, msg = str(err.get("type")), str(err.get("msg", ""))
-        if kind == "OSError" and msg.startswith("[Errno 27]"):
+        if _is_file_too_large(kind, msg):
             raise Verdict("failed", "file_size_limit", f"while loading: {msg}")
         raise Verdict("failed", _LOAD_REASONS.get(kind, f"exception:{kind}"), f"while loading: {kind}: {msg}")
     prompt_code, test_code = _compiled(cache, spec)
@@ -697,6 +702,23 @@ def forkserver_main():
         scratch_view[:] = bytes(len(scratch))
 
 
+def _pump(fd, ring, scratch, drain):
+    """Read what a non-blocking pipe holds into `ring` through `scratch` (once, or until it is empty
+    when `drain`). Returns True at end of file."""
+    while True:
+        try:
+            n = os.readv(fd, [scratch])
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+        if n == 0:
+            return True
+        ring.add(scratch, n)
+        if not drain:
+            return False
+
+
 def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
     limits = req["limits"]
     failcnt_before = _memory_failcnt()
@@ -723,14 +745,8 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
                 msg = recv_msg(ctl)
                 stopped = msg.get("op") == "stop"
                 continue
-            try:
-                n = os.readv(key.fd, [scratch])
-            except BlockingIOError:
-                continue
-            if n == 0:
+            if _pump(key.fd, key.data, scratch, drain=False):
                 sel.unregister(key.fd)
-                continue
-            key.data.add(scratch, n)
         if out.total + err.total > limits["output_bytes"]:
             output_exceeded = True
             break
@@ -754,16 +770,8 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
         clean = clean_ipc(CANDIDATE_UID) and clean
     cleanup_s = time.monotonic() - end
     for key in list(sel.get_map().values()):
-        if key.data is None:
-            continue
-        try:
-            while True:
-                n = os.readv(key.fd, [scratch])
-                if not n:
-                    break
-                key.data.add(scratch, n)
-        except (BlockingIOError, OSError):
-            pass
+        if key.data is not None:
+            _pump(key.fd, key.data, scratch, drain=True)
     sel.close()
     os.close(out_r)
     os.close(err_r)
