@@ -53,6 +53,7 @@ class Pool:
         self.base = base
         self.settings = settings
         self.facts = facts
+        self._records: dict[Limits, dict] = {}  # one limits record per distinct Limits, shared by rows
         self.stop = threading.Event()
         self._faults_in_a_row = 0
         self._faults_lock = threading.Lock()
@@ -119,7 +120,11 @@ class Pool:
                            if k in result and k in fields})
         if row.status not in LABELS:
             row.status, row.reason = ERROR, f"supervisor sent unknown status {row.status!r}"
-        row.limits = {**limits_record(job.limits or self.base, self.facts), **job.note}
+        limits = job.limits or self.base
+        record = self._records.get(limits)
+        if record is None:
+            record = self._records.setdefault(limits, limits_record(limits, self.facts))
+        row.limits = {**record, **job.note} if job.note else record
         row.candidate_sha256 = job.sample.sha256
         row.sample = job.sample.row_fields()
         row.attempt = attempt
