@@ -14,13 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.config import Limits, SandboxSettings  # noqa: E402
-from harness.sandbox.docker import DockerBackend, supervisor_limits  # noqa: E402
-from tests.attacks import ATTACKS, PROBE, PROMPT, TEST, matches  # noqa: E402
-
-
-def job(settings, code, timeout_s):
-    return {"id": uuid.uuid4().hex, "code": PROMPT + code, "prompt": PROMPT, "test": TEST, "entry_point": "add",
-            "limits": supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=256), settings)}
+from harness.sandbox.docker import DockerBackend  # noqa: E402
+from tests.attacks import ATTACKS, PROBE, make_job as job, matches  # noqa: E402
 
 
 def main() -> int:

@@ -150,6 +150,16 @@ PROBE = (
     "    return a + b\n")
 
 
+def make_job(settings, code: str, timeout_s: float) -> dict:
+    """A supervisor job for `add` with PROMPT + code, under the limits the suite uses."""
+    import uuid
+
+    from harness.config import Limits
+    from harness.sandbox.docker import supervisor_limits
+    return {"id": uuid.uuid4().hex, "code": PROMPT + code, "prompt": PROMPT, "test": TEST, "entry_point": "add",
+            "limits": supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=256), settings)}
+
+
 def matches(attack: Attack, result: dict) -> bool:
     if result["status"] != attack.status:
         return False

@@ -2,14 +2,9 @@
 the engine has: each gets its exact label and reason, and (pooled) the next candidate in the same
 container finds nothing left behind."""
 
-import uuid
-
 import pytest
 
-from harness.config import Limits
-from harness.sandbox.docker import supervisor_limits
-
-from .attacks import ATTACKS, PROBE, PROMPT, TEST, matches
+from .attacks import ATTACKS, PROBE, make_job, matches
 
 pytestmark = pytest.mark.docker
 
@@ -33,12 +28,6 @@ def pooled(docker_backend):
         holder["session"].stop()
 
 
-def _job(backend, code, timeout_s):
-    limits = supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=256, output_bytes=1 << 20), backend.settings)
-    return {"id": uuid.uuid4().hex, "code": PROMPT + code, "prompt": PROMPT, "test": TEST, "entry_point": "add",
-            "limits": limits}
-
-
 @pytest.mark.parametrize("isolation", ["pooled", "fresh"])
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
 def test_attack_gets_its_exact_label(docker_backend, pooled, attack, isolation):
@@ -48,19 +37,19 @@ def test_attack_gets_its_exact_label(docker_backend, pooled, attack, isolation):
         session = docker_backend.open_session()
         session.start()
         try:
-            result = session.run(_job(docker_backend, attack.code, attack.timeout_s))
+            result = session.run(make_job(docker_backend.settings, attack.code, attack.timeout_s))
         finally:
             session.stop()
     else:
         get, replace = pooled
         try:
-            result = get().run(_job(docker_backend, attack.code, attack.timeout_s))
+            result = get().run(make_job(docker_backend.settings, attack.code, attack.timeout_s))
         except Exception:
             replace()  # a lost container must not fail the attacks that follow it
             raise
         if not result["healthy"]:
             replace()  # what the runner does after anything abnormal
-        probe = get().run(_job(docker_backend, PROBE, 2.0))
+        probe = get().run(make_job(docker_backend.settings, PROBE, 2.0))
         assert (probe["status"], probe["reason"]) == ("passed", "tests_completed"), probe["detail"]
     assert matches(attack, result), (result["status"], result["reason"], result["detail"])
     assert result["status"] != "passed" or attack.status == "passed"
