@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 
-from .constants import LABELS
+from .constants import DEFAULT_K, LABELS
 
 
 def format_summary(score: dict) -> str:
@@ -131,8 +131,7 @@ def build_report(run_dir) -> tuple[str, str]:
     manifest = json.loads((run_dir / MANIFEST_FILE).read_text()) if (run_dir / MANIFEST_FILE).exists() else {}
     saved = json.loads((run_dir / SCORE_FILE).read_text()) if (run_dir / SCORE_FILE).exists() else {}
     scoring = saved.get("scoring", {})
-    opts = ScoringOptions(ks=tuple(int(k) for k in (list(saved.get("pass_at_k", {})) + list(saved.get("omitted_k", {})))
-                                   ) or (1, 10, 100),
+    opts = ScoringOptions(ks=tuple(scoring.get("ks", DEFAULT_K)),
                           k_policy=scoring.get("k_policy", "all"), selection=scoring.get("selection", "first"),
                           seed=scoring.get("seed", 0), bootstrap=scoring.get("bootstrap_resamples", 1000))
     score = score_rows(rows, options=opts)

@@ -268,7 +268,7 @@ def score_rows(rows: list[ResultRow], ks=(1, 10, 100), problem_ids=None, exclude
     groups = sorted({generation_key(r) for r in latest.values()})
     mixed = len(groups) > 1 or any(_is_repair(g) for g in groups)
     result = _score_latest(latest, opts)
-    result["scoring"] = {"estimator": ESTIMATOR, "k_policy": opts.k_policy, "selection": opts.selection,
+    result["scoring"] = {"estimator": ESTIMATOR, "ks": sorted(set(opts.ks)), "k_policy": opts.k_policy, "selection": opts.selection,
                          "seed": opts.seed, "bootstrap_resamples": opts.bootstrap,
                          "exclude_errors": opts.exclude_errors}
     if mixed:
