@@ -26,6 +26,7 @@ import json
 import os
 import platform
 import resource
+import select
 import selectors
 import shutil
 import signal
@@ -155,6 +156,11 @@ def candidate_main(chan):
     with open("program.py", "rb") as f:
         source = f.read()
     os.unlink("program.py")  # the working directory starts empty from the candidate's point of view
+    serve_program(chan, source)
+
+
+def serve_program(chan, source):
+    """Run the program, then answer the tester's lookups and calls until the channel closes."""
     namespace = {"__name__": CANDIDATE_MODULE_NAME, "__builtins__": builtins}
     try:
         code = compile(source, "candidate.py", "exec")
@@ -569,7 +575,7 @@ def clean_ipc(uid):
 
 
 def _spawn_candidate(workdir, limits, keep):
-    """Fork the candidate: new session, limits, no privileges, empty environment, before any of its code."""
+    """Fork the candidate: new session, limits, no privileges, a minimal environment, before any of its code."""
     pid = os.fork()
     if pid != 0:
         return pid
@@ -594,13 +600,11 @@ def _spawn_candidate(workdir, limits, keep):
         os.setgid(CANDIDATE_UID)
         os.setuid(CANDIDATE_UID)
         os.chdir(workdir)
-        os.environ.clear()
-        os.environ.update({"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": workdir,
-                           "LANG": "C.UTF-8", "TMPDIR": workdir})
+        # The forkserver already holds CANDIDATE_ENV and unbuffered stdout/stderr (forkserver_main):
+        # set here, each would cost every candidate dozens of copied pages.
+        os.environ["HOME"] = workdir
+        os.environ["TMPDIR"] = workdir
         os.umask(0o077)
-        # Unbuffered output: what the candidate printed is kept even when it is killed.
-        sys.stdout.reconfigure(write_through=True, line_buffering=True)
-        sys.stderr.reconfigure(write_through=True, line_buffering=True)
         import gc
         gc.enable()
         candidate_main(socket.socket(fileno=3))
@@ -667,6 +671,87 @@ def _memory_failcnt():
     return None
 
 
+# A fixed program of ours, run once in the forkserver before it forks anything. Every candidate compiles,
+# executes and serves calls with the same machinery; doing it once here first builds the interpreter's
+# lazily made state (the parser's tables, interned names, specialised bytecode of the serving code) in
+# memory the candidates then share instead of each writing its own copy, page by page. It is the same
+# for every candidate and never sees a candidate's code.
+WARM_UP_PROGRAM = '''
+from typing import List, Dict, Tuple, Optional, Any
+import math, re, collections, itertools, functools
+
+
+def pairs(numbers: List[float], threshold: float) -> bool:
+    \"\"\" Text, as a prompt has it. >>> pairs([1.0, 2.0], 0.5) \"\"\"
+    for idx, elem in enumerate(numbers):
+        for idx2, elem2 in enumerate(numbers):
+            if idx != idx2 and abs(elem - elem2) < threshold:
+                return True
+    return False
+
+
+def words(text: str, n: int = 2) -> Dict[str, int]:
+    counts = collections.Counter(w.lower() for w in re.findall(r"[a-z]+", text, re.I) if len(w) >= n)
+    return {k: v for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))}
+
+
+def shape(xs: list, t: tuple, s: str, b: bytes, fl: float, st: set, d: dict, big: int, z: complex,
+          nothing: Optional[Any] = None) -> Tuple[list, str]:
+    xs.append(len(t) + len(st) + len(d))
+    out = [x * 2 for x in xs if x % 2 == 0] + list(itertools.accumulate(xs))
+    out.sort(reverse=True)
+    return out[:3] + [math.floor(fl), big % 97, z.real, functools.reduce(max, xs, 0)], f"{s!r}:{b.hex()}"
+
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+    def __repr__(self):
+        return f"Box({self.v})"
+
+
+if __name__ == "__main__":
+    pairs([1.0], 0.1)
+'''
+WARM_UP_CALLS = (
+    {"op": "lookup", "name": "pairs"},
+    {"op": "lookup", "name": "absent"},
+    {"op": "call", "name": "pairs", "args": [[{"F": (1.0).hex()}, {"F": (2.8).hex()}, {"F": (3.0).hex()}],
+                                             {"F": (0.3).hex()}], "kwargs": {}},
+    {"op": "call", "name": "words", "args": ["The cat and the hat"], "kwargs": {"n": 3}},
+    {"op": "call", "name": "shape", "args": [[1, 2, 3], {"T": [1, "a"]}, "s", {"B": "00ff"}, {"F": (2.5).hex()},
+                                             {"S": [1, 2]}, {"D": [["k", 1]]}, {"I": hex(2**70)},
+                                             {"C": [(1.0).hex(), (2.0).hex()]}], "kwargs": {}},
+    {"op": "call", "name": "Box", "args": [1], "kwargs": {}},
+    {"op": "call", "name": "pairs", "args": [], "kwargs": {}},
+)
+
+
+WARM_UP_ROUNDS = 12  # enough calls for the interpreter to specialise the serving code's bytecode
+
+
+def warm_up():
+    """Serve WARM_UP_PROGRAM to WARM_UP_CALLS in this process, through a socket pair, as a candidate would."""
+    ours, theirs = socket.socketpair()
+    try:
+        for req in WARM_UP_CALLS:
+            send_msg(ours, req)
+        ours.shutdown(socket.SHUT_WR)
+        serve_program(theirs, WARM_UP_PROGRAM.encode())
+        theirs.close()
+        replies = []
+        while True:
+            try:
+                replies.append(recv_msg(ours))
+            except EOFError:
+                break
+        return replies
+    finally:
+        ours.close()
+        theirs.close()
+
+
 def forkserver_main():
     import gc
     import importlib
@@ -683,6 +768,16 @@ def forkserver_main():
     scratch = bytearray(65536)
     scratch_view = memoryview(scratch)
     out, err = Ring(), Ring()
+    # What every candidate starts with, set once here: its environment (HOME and TMPDIR are added per
+    # candidate) and unbuffered output, so that what it printed is kept even when it is killed.
+    os.environ.clear()
+    os.environ.update(CANDIDATE_ENV)
+    sys.stdout.reconfigure(write_through=True, line_buffering=True)
+    sys.stderr.reconfigure(write_through=True, line_buffering=True)
+    for _ in range(WARM_UP_ROUNDS):
+        warm_up()
+        os.environ["HOME"] = os.environ["TMPDIR"] = WORK_ROOT  # warms the path a candidate takes
+        del os.environ["HOME"], os.environ["TMPDIR"]
     gc.collect()
     gc.freeze()  # children do not walk (and so copy) the preloaded objects when they collect
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -719,6 +814,37 @@ def _pump(fd, ring, scratch, drain):
             return False
 
 
+def _reap_within(pid, seconds):
+    """Wait for the killed candidate to end, killing its group again while waiting (a process forked
+    while the first kill was delivered may have escaped it). Gives up after `seconds`: under gVisor a
+    fork bomb's teardown can take a minute, and the container is then destroyed whole by the host."""
+    give_up = time.monotonic() + seconds
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        pidfd = None  # not every gVisor has pidfd_open: poll instead
+    pause = 0.0002
+    try:
+        while True:
+            got, status, ru = os.wait4(pid, os.WNOHANG)
+            if got:
+                return True, status, ru
+            if time.monotonic() > give_up:
+                return False, 0, None
+            if pidfd is not None:
+                select.select([pidfd], [], [], 0.05)  # readable when the process has ended
+            else:
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
 def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
     limits = req["limits"]
     failcnt_before = _memory_failcnt()
@@ -753,14 +879,18 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
     end = time.monotonic()
     got, status, ru = os.wait4(pid, os.WNOHANG)
     ended_by_itself = bool(got)
+    # How many processes the candidate had when it was stopped: a fork bomb's are still dying after
+    # they were reaped (under gVisor for seconds), and would slow the next candidate into a timeout.
+    procs = len(_uid_pids(CANDIDATE_UID))
     try:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
-    if not ended_by_itself:
-        _, status, ru = os.wait4(pid, 0)
+    reaped = ended_by_itself
+    if not reaped:
+        reaped, status, ru = _reap_within(pid, REAP_WAIT_S)
     strays = len(_uid_pids(CANDIDATE_UID))  # still there after the group was killed: left it, or dying
-    if strays > MAX_STRAYS:
+    if strays > MAX_STRAYS or procs > MAX_STRAYS or not reaped:
         # A fork bomb: do not spend the job's time killing it one process at a time (under gVisor that
         # takes up to a minute). The container is reported unclean and the host destroys it whole.
         clean = False
@@ -785,11 +915,12 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
     return {"start": start, "end": end, "timed_out": timed_out, "output_exceeded": output_exceeded,
             "stop_received": stopped,
             "exit_code": exit_code, "signal": sig,
-            "cpu_s": round(ru.ru_utime + ru.ru_stime, 6), "peak_memory_kb": ru.ru_maxrss,
+            "cpu_s": round(ru.ru_utime + ru.ru_stime, 6) if reaped else None,
+            "peak_memory_kb": ru.ru_maxrss if reaped else None,
             "stdout_bytes": out.total, "stderr_bytes": err.total, "out_len": out.length(), "err_len": err.length(),
             "memory_pressure": (failcnt_before is not None and failcnt_after is not None
                                 and failcnt_after > failcnt_before),
-            "clean": clean, "strays": strays, "cleanup_s": round(cleanup_s, 3)}
+            "clean": clean, "strays": strays, "procs": procs, "cleanup_s": round(cleanup_s, 3)}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -835,13 +966,15 @@ def scrub():
 # for them (typing alone costs ~12 ms cold). Importing them changes nothing a candidate can rely on.
 PRELOAD = ("typing", "math", "re", "collections", "itertools", "functools", "hashlib", "heapq", "bisect",
            "string", "random", "copy", "statistics", "fractions", "decimal", "operator", "datetime", "textwrap")
+CANDIDATE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PASSK_SANDBOX": "1",
        "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
 TESTER_GRACE_S = 2.0
 # How long past its deadline a job may take to be killed and reaped (a fork bomb under gVisor is slow).
-CLEANUP_GRACE_S = 60.0
+CLEANUP_GRACE_S = 20.0
 MAX_STRAYS = 16
 MAX_CLEANUP_S = 1.0
+REAP_WAIT_S = 5.0
 
 
 def _start_child(role, *args):
@@ -904,6 +1037,7 @@ class Supervisor:
         _write_file(os.path.join(p_dir, "program.py"), job["code"], CANDIDATE_UID)
         tester = self._tester(max(limits["memory_mb"], 64))
         for_cand, for_test = socket.socketpair()
+        sent_at = time.monotonic()
         send_with_fd(self.fs, for_cand.fileno(), {"op": "run", "dir": p_dir, "limits": limits})
         for_cand.close()
         send_with_fd(tester, for_test.fileno(),
@@ -921,7 +1055,13 @@ class Supervisor:
         while report is None or (verdict is None and time.monotonic() < tester_deadline):
             now = time.monotonic()
             if now > hard_deadline:
-                raise RuntimeError("the forkserver did not report in time")
+                if verdict is not None and verdict_at - sent_at <= limits["timeout_s"]:
+                    raise RuntimeError("the forkserver did not report in time")
+                # No verdict within the time limit, and the forkserver is still killing what the
+                # candidate left (a fork bomb under gVisor): the candidate timed out; the container,
+                # whose forkserver is busy, is reported unhealthy and replaced.
+                report = _unreported(sent_at, limits, now)
+                break
             wait = hard_deadline - now if report is None else max(0.0, tester_deadline - now)
             for key, _ in sel.select(timeout=wait):
                 if key.data == "tester":
@@ -952,8 +1092,18 @@ class Supervisor:
         # A container that had to kill many processes, or took long to, is replaced: under gVisor a fork
         # bomb's teardown goes on after the kill and would slow the next candidate into a timeout.
         result["healthy"] = (bool(report["clean"]) and not os.path.exists(jobdir) and result["status"] != "error"
-                             and report["strays"] <= MAX_STRAYS and report["cleanup_s"] < MAX_CLEANUP_S)
+                             and (report["strays"] or 0) <= MAX_STRAYS and report.get("procs", 0) <= MAX_STRAYS
+                             and report["cleanup_s"] < MAX_CLEANUP_S)
         return result
+
+
+def _unreported(sent_at, limits, now):
+    """What is known of a job whose forkserver never reported: it started, and ran out of time."""
+    return {"start": sent_at, "end": sent_at + limits["timeout_s"], "timed_out": True, "output_exceeded": False,
+            "stop_received": True, "exit_code": None, "signal": None, "cpu_s": None, "peak_memory_kb": None,
+            "stdout_bytes": None, "stderr_bytes": None, "stdout_tail": b"", "stderr_tail": b"",
+            "memory_pressure": False, "clean": False, "strays": None,
+            "cleanup_s": round(now - sent_at - limits["timeout_s"], 3)}
 
 
 def compose(verdict, verdict_at, report, limits):

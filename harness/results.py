@@ -32,8 +32,8 @@ class ResultRow:
     signal: str | None = None
     stdout_tail: str = ""
     stderr_tail: str = ""
-    stdout_bytes: int = 0
-    stderr_bytes: int = 0
+    stdout_bytes: int | None = 0
+    stderr_bytes: int | None = 0
     candidate_sha256: str = ""
     attempt: int = 1
     sample: dict = field(default_factory=dict)   # the sample's own extra fields (e.g. generation, logprob)

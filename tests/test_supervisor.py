@@ -59,3 +59,32 @@ def test_supervisor_refuses_to_run_outside_its_image(tmp_path):
                           capture_output=True, text=True, env=env, timeout=30)
     assert proc.returncode != 0 and "refusing to run outside" in proc.stderr
     assert marker.exists()
+
+
+def test_a_job_whose_forkserver_never_reported_is_timed_out_and_unclean(supervisor_module):
+    """A fork bomb under gVisor can keep the forkserver killing past the supervisor's patience; the
+    candidate gave no verdict within its time, so it is timed out, and nothing unknown is made up."""
+    sup = supervisor_module
+    limits = {"timeout_s": 1.0, "output_bytes": 1000, "cpu_time_s": 2}
+    report = sup._unreported(100.0, limits, now=125.0)
+    result = sup.compose(None, None, report, limits)
+    assert (result["status"], result["reason"]) == ("timed_out", "wall_time_limit")
+    assert result["wall_s"] == 1.0
+    assert result["cpu_s"] is None and result["peak_memory_kb"] is None and result["stdout_bytes"] is None
+    assert report["clean"] is False and report["cleanup_s"] == 24.0
+    late = sup.compose({"status": "passed", "reason": "", "detail": ""}, 102.5, report, limits)
+    assert late["status"] == "timed_out"  # a verdict after the time limit is not a pass
+
+
+def test_the_forkservers_warm_up_goes_through_every_serving_path(supervisor_module):
+    """The warm-up must exercise what candidates do (load, lookup, call, copy-back, each error path);
+    if a change to the protocol broke it, candidates would silently pay for cold paths again."""
+    replies = supervisor_module.warm_up()
+    assert replies[0] == {"ready": True}
+    assert replies[1:3] == [{"kind": "callable"}, {"kind": "missing"}]
+    assert replies[3] == {"ok": True}
+    assert replies[4]["ok"]["D"][0] == ["the", 2]
+    assert replies[5]["mut"] == [[0, [1, 2, 3, 5]]]
+    assert replies[6]["exc"]["type"] == "passk.Unencodable"
+    assert replies[7]["exc"]["type"] == "TypeError"
+    assert len(replies) == len(supervisor_module.WARM_UP_CALLS) + 1
