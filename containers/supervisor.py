@@ -968,7 +968,8 @@ PRELOAD = ("typing", "math", "re", "collections", "itertools", "functools", "has
            "string", "random", "copy", "statistics", "fractions", "decimal", "operator", "datetime", "textwrap")
 CANDIDATE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PASSK_SANDBOX": "1",
-       "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+       "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
+       "LD_BIND_NOW": "1"}  # symbols resolved once, before any fork, not again in every candidate
 TESTER_GRACE_S = 2.0
 # How long past its deadline a job may take to be killed and reaped (a fork bomb under gVisor is slow).
 CLEANUP_GRACE_S = 20.0
