@@ -80,3 +80,20 @@ def test_tasks_without_samples_are_counted(tmp_path):
     assert outcome.score["num_tasks"] == 1
     assert len(outcome.score["tasks_without_samples"]) == 11
     assert outcome.score["pass_at_k_exact"] == {"1": "1"}
+
+
+def test_the_configs_generation_is_the_default_for_samples_that_do_not_say(tmp_path):
+    """A config that says the samples are repair attempts must keep them from being scored as one
+    independent pass@k; a sample's own `generation` still wins over the config's."""
+    from dataclasses import replace
+    rows = [{"task_id": "Demo/0", "completion": "    return max(lo, min(hi, x))\n"},
+            {"task_id": "Demo/0", "completion": "    return lo\n",
+             "generation": {"kind": "independent", "temperature": 0.2}}]
+    samples = write_jsonl(tmp_path / "s.jsonl", rows)
+    cfg = replace(config(tmp_path / "run", samples=samples), k=(1,), generation={"kind": "repair", "model": "m"})
+    outcome = evaluate(cfg, progress=False)
+    by_index = {r.sample_index: r for r in read_rows(tmp_path / "run" / "results.jsonl")}
+    assert by_index[0].sample["generation"] == {"kind": "repair", "model": "m"}
+    assert by_index[1].sample["generation"] == {"kind": "independent", "temperature": 0.2}
+    assert outcome.score["pass_at_k"] == {} and "mix generation settings" in outcome.score["mixed_generation"]
+    assert len(outcome.score["generation_groups"]) == 2
