@@ -40,6 +40,7 @@ CANDIDATE_UID = 10001
 TESTER_UID = 10002
 WORK_ROOT = "/tmp/passk"
 TAIL_BYTES = 2048
+ZEROS = bytes(65536)  # what output buffers are wiped with after a job (made once: no allocation per job)
 MAX_MESSAGE = 64 * 1024 * 1024
 SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
 PR_SET_CHILD_SUBREAPER = 36
@@ -651,7 +652,8 @@ class Ring:
         return min(self.total, TAIL_BYTES)
 
     def clear(self):
-        self.view[:] = bytes(TAIL_BYTES)
+        if self.total:  # untouched buffers stay as they are: writing them would copy their pages
+            self.view[:] = ZEROS[:TAIL_BYTES]
         self.pos = 0
         self.total = 0
 
@@ -792,9 +794,10 @@ def forkserver_main():
                 ctl.sendall(seg)
         if not report["stop_received"]:
             recv_msg(ctl)  # the supervisor sends exactly one stop per job; take it before the next job
+        if out.total or err.total:  # the scratch buffer held some of this candidate's output
+            scratch_view[:] = ZEROS[:len(scratch)]
         out.clear()
         err.clear()
-        scratch_view[:] = bytes(len(scratch))
 
 
 def _pump(fd, ring, scratch, drain):
