@@ -48,7 +48,7 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
     if workers:
         cfg = replace(cfg, sandbox=replace(cfg.sandbox, workers=workers))
     problems = load_problems(cfg.problems)
-    samples = {(s.task_id, s.sample_index): s for s in load_samples(cfg.samples, problems)}
+    samples = {(s.task_id, s.sample_index): s for s in load_samples(cfg.samples, problems, cfg.generation)}
     rows = latest_rows(read_rows(run_dir / RESULTS_FILE))
     if any(r.status == "error" for r in rows.values()):
         raise InputError(f"{run_dir}: has candidates with status error; resume the run before auditing it")

@@ -45,15 +45,6 @@ def build_jobs(problems: dict[str, Problem], samples: list[Sample], cfg: RunConf
     return jobs
 
 
-def with_default_generation(samples: list[Sample], generation: dict | None) -> list[Sample]:
-    """The config's `generation` block is how a sample was made unless the sample says otherwise
-    (its own row field, DIR/generation.json or a sidecar), so scoring can tell settings apart."""
-    if not generation:
-        return samples
-    return [s if "generation" in s.extra else replace(s, extra={**s.extra, "generation": generation})
-            for s in samples]
-
-
 def _comparable(config: dict) -> dict:
     """The settings that can change a label. Output place, worker count, k, scoring options and
     generation metadata may differ between a run and its resumption."""
@@ -93,7 +84,7 @@ def evaluate(cfg: RunConfig, progress: bool = True, calibration: dict | None = N
     same limits."""
     out = Path(cfg.out)
     problems = load_problems(cfg.problems)
-    samples = with_default_generation(load_samples(cfg.samples, problems), cfg.generation)
+    samples = load_samples(cfg.samples, problems, cfg.generation)
     inputs = input_hashes(cfg)
     config = cfg.to_dict()
     out.mkdir(parents=True, exist_ok=True)

@@ -52,14 +52,17 @@ def _natural_key(name: str):
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def load_samples(path: str | Path, problems: dict[str, Problem]) -> list[Sample]:
+def load_samples(path: str | Path, problems: dict[str, Problem], generation: dict | None = None) -> list[Sample]:
+    """`generation` (a run config's block) is how a sample was made unless the sample says otherwise:
+    its own field, `DIR/generation.json` or a sidecar."""
     path = Path(path)
+    defaults = {"generation": generation} if generation else {}
     if path.is_dir():
-        return _load_directory(path, problems)
-    return _load_jsonl(path, problems)
+        return _load_directory(path, problems, defaults)
+    return _load_jsonl(path, problems, defaults)
 
 
-def _load_jsonl(path: Path, problems: dict[str, Problem]) -> list[Sample]:
+def _load_jsonl(path: Path, problems: dict[str, Problem], defaults: dict) -> list[Sample]:
     counts: dict[str, int] = {}
     samples = []
     for lineno, obj in iter_jsonl(path, "samples file"):
@@ -78,7 +81,7 @@ def _load_jsonl(path: Path, problems: dict[str, Problem]) -> list[Sample]:
         program = problems[task_id].prompt + text if kind == "completion" else text
         index = counts.get(task_id, 0)
         counts[task_id] = index + 1
-        extra = {k: v for k, v in obj.items() if k not in ("task_id", "completion", "solution")}
+        extra = {**defaults, **{k: v for k, v in obj.items() if k not in ("task_id", "completion", "solution")}}
         samples.append(Sample(task_id, index, program, kind, f"{path}:{lineno}", extra))
     return samples
 
@@ -95,14 +98,14 @@ def _read_json_object(path: Path) -> dict:
     return data
 
 
-def _load_directory(path: Path, problems: dict[str, Problem]) -> list[Sample]:
+def _load_directory(path: Path, problems: dict[str, Problem], defaults: dict) -> list[Sample]:
     """Per-file metadata: `DIR/generation.json` describes how every file was produced; a sidecar
     `DIR/<task>/<file>.json` adds fields for one file (e.g. {"logprob": -3.2, "generation": {...}})."""
     by_dirname = {tid.replace("/", "_"): tid for tid in problems}
     samples = []
-    shared = {}
+    shared = dict(defaults)
     if (path / "generation.json").is_file():
-        shared = {"generation": _read_json_object(path / "generation.json")}
+        shared["generation"] = _read_json_object(path / "generation.json")
     subdirs = sorted((p for p in path.iterdir() if p.is_dir()), key=lambda p: _natural_key(p.name))
     if not subdirs:
         raise InputError(f"{path}: no task directories (expected {path}/<task>/<file>.py)")

@@ -29,7 +29,8 @@ def audited(tmp_path_factory):
     problems = write_jsonl(d / "p.jsonl", [PROBLEM])
     samples = write_jsonl(d / "s.jsonl", [{"task_id": "A/0", "completion": c} for c in CANDIDATES])
     cfg = RunConfig(problems=str(problems), samples=str(samples), out=str(d / "run"), k=(1,),
-                    limits=Limits(timeout_s=1.0, memory_mb=128), sandbox=SandboxSettings(workers=2))
+                    limits=Limits(timeout_s=1.0, memory_mb=128), sandbox=SandboxSettings(workers=2),
+                    generation={"kind": "independent", "model": "m"})  # reruns must carry it too
     outcome = evaluate(cfg, progress=False)
     return d / "run", outcome, audit(d / "run", factors=(2.0, 4.0), repeat=1, sample=5)
 

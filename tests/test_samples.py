@@ -73,3 +73,21 @@ def test_directory_metadata_from_generation_json_and_sidecars(tmp_path, problems
     (d / "1.json").write_text("[1]")
     with pytest.raises(InputError, match=r"1\.json: expected a JSON object"):
         load_samples(tmp_path / "sols", problems)
+
+
+def test_a_configs_generation_is_the_default_under_each_samples_own(tmp_path, problems):
+    config_gen = {"kind": "repair", "model": "m"}
+    path = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": "T/0", "completion": "    return 1\n"},
+        {"task_id": "T/0", "completion": "    return 2\n", "generation": {"kind": "independent"}},
+    ])
+    assert [s.extra["generation"] for s in load_samples(path, problems, config_gen)] == [
+        config_gen, {"kind": "independent"}]
+    assert "generation" not in load_samples(path, problems)[0].extra
+    d = tmp_path / "sols" / "T_0"
+    d.mkdir(parents=True)
+    (d / "0.py").write_text("def f(x):\n    return x\n")
+    assert load_samples(tmp_path / "sols", problems, config_gen)[0].extra["generation"] == config_gen
+    (tmp_path / "sols" / "generation.json").write_text('{"kind": "independent", "temperature": 0.8}')
+    assert load_samples(tmp_path / "sols", problems, config_gen)[0].extra["generation"] == {
+        "kind": "independent", "temperature": 0.8}
