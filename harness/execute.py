@@ -110,13 +110,12 @@ class Pool:
                              self.settings.max_attempts)
 
     def make_row(self, job: Job, result: dict, attempt: int) -> ResultRow:
-        fields = ResultRow.__dataclass_fields__
         row = ResultRow(task_id=job.sample.task_id, sample_index=job.sample.sample_index,
                         status=result.get("status", ERROR),
                         **{k: result[k] for k in ("reason", "detail", "wall_s", "cpu_s", "test_cpu_s",
                                                   "peak_memory_kb", "exit_code", "signal", "stdout_tail",
                                                   "stderr_tail", "stdout_bytes", "stderr_bytes")
-                           if k in result and k in fields})
+                           if k in result})
         if row.status not in LABELS:
             row.status, row.reason = ERROR, f"supervisor sent unknown status {row.status!r}"
         limits = job.limits or self.base
@@ -175,15 +174,11 @@ class Lane:
         return session
 
     def session(self):
+        """The session to run in; a container that failed to start raises here, on the worker, where
+        it counts as a fault like any other."""
         if self._current is None:
             upcoming, self._next = self._next, None
-            if upcoming is not None:
-                try:
-                    self._current = upcoming.result()
-                except SandboxUnavailableError:
-                    self._current = None  # started badly: try once more here, where a failure is a fault
-            if self._current is None:
-                self._current = self._start()
+            self._current = upcoming.result() if upcoming is not None else self._start()
         return self._current
 
     def prepare_next(self) -> None:
