@@ -271,15 +271,19 @@ def _raise_from_candidate(exc):
     raise err
 
 
+def call_request(name, *args, **kwargs):
+    """What the tester sends to call `name` in the candidate process (raises Unencodable)."""
+    return {"op": "call", "name": name, "args": [encode(a) for a in args],
+            "kwargs": {str(k): encode(v) for k, v in kwargs.items()}}
+
+
 class Remote:
     def __init__(self, chan, name):
         self._chan, self.__name__ = chan, name
 
     def __call__(self, *args, **kwargs):
         try:
-            payload = {"op": "call", "name": self.__name__,
-                       "args": [encode(a) for a in args],
-                       "kwargs": {str(k): encode(v) for k, v in kwargs.items()}}
+            payload = call_request(self.__name__, *args, **kwargs)
         except Unencodable as e:
             raise HarnessLimit(f"test passed {e} to the candidate") from None
         reply = _exchange(self._chan, payload)
@@ -461,8 +465,8 @@ def tester_main(memory_mb):
 
 # ----------------------------------------------------------------------------------------------
 # The forkserver (root): a clean interpreter that forks each candidate and watches it. It never turns
-# candidate data into Python objects: output goes through preallocated buffers that are zeroed after
-# every job, so the next candidate, forked from this process, inherits nothing of the last one.
+# candidate data into Python objects: output goes through preallocated buffers that are wiped after
+# every job that wrote to them, so the next candidate, forked from this process, inherits nothing of the last one.
 # ----------------------------------------------------------------------------------------------
 def _signal_name(num):
     try:
@@ -719,14 +723,11 @@ if __name__ == "__main__":
 WARM_UP_CALLS = (
     {"op": "lookup", "name": "pairs"},
     {"op": "lookup", "name": "absent"},
-    {"op": "call", "name": "pairs", "args": [[{"F": (1.0).hex()}, {"F": (2.8).hex()}, {"F": (3.0).hex()}],
-                                             {"F": (0.3).hex()}], "kwargs": {}},
-    {"op": "call", "name": "words", "args": ["The cat and the hat"], "kwargs": {"n": 3}},
-    {"op": "call", "name": "shape", "args": [[1, 2, 3], {"T": [1, "a"]}, "s", {"B": "00ff"}, {"F": (2.5).hex()},
-                                             {"S": [1, 2]}, {"D": [["k", 1]]}, {"I": hex(2**70)},
-                                             {"C": [(1.0).hex(), (2.0).hex()]}], "kwargs": {}},
-    {"op": "call", "name": "Box", "args": [1], "kwargs": {}},
-    {"op": "call", "name": "pairs", "args": [], "kwargs": {}},
+    call_request("pairs", [1.0, 2.8, 3.0], 0.3),
+    call_request("words", "The cat and the hat", n=3),
+    call_request("shape", [1, 2, 3], (1, "a"), "s", b"\x00\xff", 2.5, {1, 2}, {"k": 1}, 2**70, 1 + 2j),
+    call_request("Box", 1),
+    call_request("pairs"),
 )
 
 
@@ -898,8 +899,7 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
         # takes up to a minute). The container is reported unclean and the host destroys it whole.
         clean = False
     else:
-        clean = kill_uid(CANDIDATE_UID) if strays else True
-        _reap_all()
+        clean = kill_uid(CANDIDATE_UID) if strays else True  # it reaps what it killed
         clean = clean_ipc(CANDIDATE_UID) and clean
     cleanup_s = time.monotonic() - end
     for key in list(sel.get_map().values()):
@@ -923,7 +923,7 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err):
             "stdout_bytes": out.total, "stderr_bytes": err.total, "out_len": out.length(), "err_len": err.length(),
             "memory_pressure": (failcnt_before is not None and failcnt_after is not None
                                 and failcnt_after > failcnt_before),
-            "clean": clean, "strays": strays, "procs": procs, "cleanup_s": round(cleanup_s, 3)}
+            "clean": clean, "cleanup_s": round(cleanup_s, 3)}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -970,8 +970,7 @@ def scrub():
 PRELOAD = ("typing", "math", "re", "collections", "itertools", "functools", "hashlib", "heapq", "bisect",
            "string", "random", "copy", "statistics", "fractions", "decimal", "operator", "datetime", "textwrap")
 CANDIDATE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PASSK_SANDBOX": "1",
-       "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
+ENV = {**CANDIDATE_ENV, "PASSK_SANDBOX": "1", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
        "LD_BIND_NOW": "1"}  # symbols resolved once, before any fork, not again in every candidate
 TESTER_GRACE_S = 2.0
 # How long past its deadline a job may take to be killed and reaped (a fork bomb under gVisor is slow).
@@ -1093,10 +1092,9 @@ class Supervisor:
         leftovers = scrub()
         shutil.rmtree(jobdir, ignore_errors=True)
         result["leftover_paths"] = len(leftovers)
-        # A container that had to kill many processes, or took long to, is replaced: under gVisor a fork
-        # bomb's teardown goes on after the kill and would slow the next candidate into a timeout.
+        # A container the forkserver could not clean (a fork bomb among others), or took long to clean, is
+        # replaced: under gVisor a bomb's teardown goes on after the kill and would slow the next candidate.
         result["healthy"] = (bool(report["clean"]) and not os.path.exists(jobdir) and result["status"] != "error"
-                             and (report["strays"] or 0) <= MAX_STRAYS and report.get("procs", 0) <= MAX_STRAYS
                              and report["cleanup_s"] < MAX_CLEANUP_S)
         return result
 
@@ -1106,8 +1104,7 @@ def _unreported(sent_at, limits, now):
     return {"start": sent_at, "end": sent_at + limits["timeout_s"], "timed_out": True, "output_exceeded": False,
             "stop_received": True, "exit_code": None, "signal": None, "cpu_s": None, "peak_memory_kb": None,
             "stdout_bytes": None, "stderr_bytes": None, "stdout_tail": b"", "stderr_tail": b"",
-            "memory_pressure": False, "clean": False, "strays": None,
-            "cleanup_s": round(now - sent_at - limits["timeout_s"], 3)}
+            "memory_pressure": False, "clean": False, "cleanup_s": round(now - sent_at - limits["timeout_s"], 3)}
 
 
 def compose(verdict, verdict_at, report, limits):
