@@ -10,8 +10,8 @@ import signal
 import sys
 from pathlib import Path
 
-from .config import Limits, RunConfig, SandboxSettings, parse_k_list
-from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES
+from .config import Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
+from .constants import DEFAULT_K, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES
 from .errors import InputError, PasskError
 
 
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--workers", type=_positive(int), default=os.cpu_count() or 1)
     ev.add_argument("--runtime", choices=RUNTIMES, default="runc")
     ev.add_argument("--isolation", choices=ISOLATIONS, default="pooled")
-    ev.add_argument("--base-image", default=os.environ.get("PASSK_BASE_IMAGE", DEFAULT_BASE_IMAGE),
+    ev.add_argument("--base-image", default=default_base_image(),
                     help="base image with python3 for building passk's image (e.g. python:3.11-slim)")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     _scoring_args(ev)
@@ -116,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     im = sub.add_parser("images", help="manage passk's sandbox images")
     im_sub = im.add_subparsers(dest="images_command", required=True, parser_class=_Parser)
     b = im_sub.add_parser("build", help="build passk's image from containers/")
-    b.add_argument("--base-image", default=os.environ.get("PASSK_BASE_IMAGE", DEFAULT_BASE_IMAGE))
+    b.add_argument("--base-image", default=default_base_image())
     b.add_argument("--rebuild", action="store_true")
     return p
 

@@ -51,14 +51,19 @@ class Limits:
                 "file_size_bytes": int(self.file_size_bytes), "open_files": int(self.open_files)}
 
 
+def default_base_image() -> str:
+    """The base image passk's image is built on: PASSK_BASE_IMAGE (e.g. python:3.11-slim where a
+    registry is reachable), else the one scripts/bootstrap_base_image.sh builds offline."""
+    return os.environ.get("PASSK_BASE_IMAGE", DEFAULT_BASE_IMAGE)
+
+
 @dataclass(frozen=True)
 class SandboxSettings:
     backend: str = "docker"
     runtime: str = "runc"
     isolation: str = "pooled"
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
-    # The base image passk's image is built on; PASSK_BASE_IMAGE (e.g. python:3.11-slim) sets the default.
-    base_image: str = field(default_factory=lambda: os.environ.get("PASSK_BASE_IMAGE", DEFAULT_BASE_IMAGE))
+    base_image: str = field(default_factory=default_base_image)
     image: str | None = None            # use this image as is instead of building passk's
     jobs_per_container: int = 2000      # a pooled container is replaced after this many candidates (~0.28 s of CPU to replace)
     max_attempts: int = 3               # attempts per candidate when the infrastructure fails
@@ -145,11 +150,11 @@ def _check_keys(section: dict, valid, where: str) -> None:
             raise InputError(f"{where}: unknown key '{key}'{suggest(str(key), valid)}")
 
 
-def _section(cls, data: dict, where: str):
-    names = [f.name for f in fields(cls)]
-    _check_keys(data, names, where)
+def _section(cls, data: dict, where: str, valid=None, **fixed):
+    """cls(**data, **fixed), with unknown keys and invalid values named as being in `where`."""
+    _check_keys(data, valid if valid is not None else [f.name for f in fields(cls)], where)
     try:
-        return cls(**data)
+        return cls(**data, **fixed)
     except InputError as e:
         raise InputError(f"{where}: {e}") from None
 
@@ -216,9 +221,7 @@ def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
     if not isinstance(k, list):
         k = str(k).split(",")
     ks = parse_k_list(",".join(str(x) for x in k), f"{p}: k")
-    scoring = data.get("scoring") or {}
-    _check_keys(scoring, SCORING_KEYS, f"{p}: scoring")
-    scoring_opts = ScoringOptions(ks=ks, **scoring)
+    scoring_opts = _section(ScoringOptions, data.get("scoring") or {}, f"{p}: scoring", SCORING_KEYS, ks=ks)
     calibration = data.get("calibration")
     generation = data.get("generation")
     if generation is not None and not isinstance(generation, dict):

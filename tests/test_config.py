@@ -56,6 +56,8 @@ def test_yaml_config_resolves_paths_and_precedence(tmp_path):
     ("problems: p\nsamples: s\nout: o\nlimits: {memory_mb: -5}\n", "memory_mb must be a positive number"),
     ("problems: p\nsamples: s\nout: o\nlimits: {memory_mb: '512'}\n", "memory_mb must be a positive number"),
     ("problems: p\nsamples: s\nout: o\nk: [0]\n", "k must be whole numbers"),
+    ("problems: p\nsamples: s\nout: o\nscoring: {k_policy: bogus}\n", "scoring: k policy must be one of"),
+    ("problems: p\nsamples: s\nout: o\nscoring: {ks: [1]}\n", "unknown key 'ks'"),
     ("problems: [unclosed\n", "invalid YAML"),
     ("problems: p\nsamples: s\n", "no output directory"),
     ("", "empty config"),
