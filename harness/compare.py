@@ -22,11 +22,12 @@ def default_ks(min_n: int) -> tuple[int, ...]:
 def compare_runs(runs: dict[str, list[ResultRow]], ks=None, seed: int = 0, resamples: int = 1000) -> dict:
     if len(runs) < 2:
         raise InputError("compare needs at least two runs")
-    counts = {name: {t: c for t, c in count_tasks(rows).items() if c.n > 0} for name, rows in runs.items()}
+    counts = {}
     for name, rows in runs.items():
-        errors = sum(1 for c in count_tasks(rows).values() if c.errors)
-        if errors:
+        tasks = count_tasks(rows)
+        if any(c.errors for c in tasks.values()):
             raise InputError(f"{name}: has candidates with status error; rerun it before comparing")
+        counts[name] = {t: c for t, c in tasks.items() if c.n > 0}
     names = list(runs)
     common = sorted(set.intersection(*(set(c) for c in counts.values())))
     if not common:
