@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 import statistics
 import uuid
+from . import text
 from dataclasses import replace
 from pathlib import Path
 
@@ -156,4 +157,4 @@ def format_audit(result: dict) -> str:
                      f"{fl['repeat']} reruns")
         for ch in fl["changed"]:
             lines.append(f"  FLAKY {ch['task_id']} #{ch['sample_index']}: {ch['original']} then {ch['reruns']}")
-    return "\n".join(lines)
+    return text.terminal_lines(lines)

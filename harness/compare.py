@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from . import text
 from .errors import InputError
 from .results import ResultRow
 from .scoring import bootstrap_ci, count_tasks, fraction_text, mean_of, per_task_pass_at_k
@@ -87,4 +88,4 @@ def format_comparison(result: dict) -> str:
         lines.append("ORDER CHANGES: " + line)
     if not result["order_changes"]:
         lines.append("the order of the runs is the same at every k compared")
-    return "\n".join(lines)
+    return text.terminal_lines(lines)

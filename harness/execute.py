@@ -13,6 +13,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
+from . import text
 from .config import Limits, SandboxSettings
 from .constants import ERROR, LABELS, REASON_INFRASTRUCTURE
 from .errors import HarnessError, SandboxUnavailableError
@@ -37,6 +38,11 @@ class Job:
     @property
     def key(self) -> tuple[str, int]:
         return (self.sample.task_id, self.sample.sample_index)
+
+
+def _number(value):
+    """A measurement from the supervisor: a number or None, never anything else."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def limits_record(limits: Limits, facts: dict) -> dict:
@@ -110,14 +116,19 @@ class Pool:
                              self.settings.max_attempts)
 
     def make_row(self, job: Job, result: dict, attempt: int) -> ResultRow:
+        """A typed row from the supervisor's result. Every string in it may hold what a candidate chose
+        (exception names and messages, output): each is bounded and made valid text here, whatever the
+        container sent, so that writing the row can never fail and never carry structure."""
         row = ResultRow(task_id=job.sample.task_id, sample_index=job.sample.sample_index,
-                        status=result.get("status", ERROR),
-                        **{k: result[k] for k in ("reason", "detail", "wall_s", "cpu_s", "test_cpu_s",
-                                                  "peak_memory_kb", "exit_code", "signal", "stdout_tail",
-                                                  "stderr_tail", "stdout_bytes", "stderr_bytes")
-                           if k in result})
+                        status=result.get("status", ERROR), reason=text.clean_reason(result.get("reason")),
+                        detail=text.clean(result.get("detail")),
+                        stdout_tail=text.clean(result.get("stdout_tail"), text.TAIL_CHARS),
+                        stderr_tail=text.clean(result.get("stderr_tail"), text.TAIL_CHARS),
+                        signal=text.clean_reason(result["signal"]) if result.get("signal") else None,
+                        **{k: _number(result.get(k)) for k in ("wall_s", "cpu_s", "test_cpu_s", "peak_memory_kb",
+                                                             "exit_code", "stdout_bytes", "stderr_bytes")})
         if row.status not in LABELS:
-            row.status, row.reason = ERROR, f"supervisor sent unknown status {row.status!r}"
+            row.status, row.reason = ERROR, "supervisor_sent_unknown_status"
         limits = job.limits or self.base
         record = self._records.get(limits)
         if record is None:

@@ -58,5 +58,6 @@ def base_manifest(config: dict, inputs: dict) -> dict:
 def write_json(path: Path, data: dict) -> None:
     """Write atomically: a reader never sees half a file."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # errors: a lone surrogate from an input file is written as its JSON escape (see results.ResultStore)
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8", errors="backslashreplace")
     os.replace(tmp, path)

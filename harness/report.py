@@ -8,6 +8,7 @@ import json
 import re
 from pathlib import Path
 
+from . import text
 from .constants import DEFAULT_K, LABELS
 
 
@@ -46,7 +47,7 @@ def format_summary(score: dict) -> str:
     if missing:
         shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
         lines.append(f"tasks without samples (left out of the mean): {len(missing)}: {shown}")
-    return "\n".join(lines)
+    return text.terminal_lines(lines)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -120,6 +121,122 @@ def _svg_bars(bins: list[int], width=520, height=200) -> str:
             f'wall time / timeout (passing candidates; red: within 20% of the limit)</text></svg>')
 
 
+class Strong(str):
+    """Text shown in bold."""
+
+
+class Code(str):
+    """Text shown as code."""
+
+
+class Doc:
+    """A report as blocks of text and tables, rendered to Markdown and to HTML by two renderers that
+    each escape every string for their own target. Strings here are data, whoever wrote them (a task id,
+    a reason, a candidate's exception name): no string can become a heading, a row or a tag."""
+
+    def __init__(self):
+        self.blocks: list[tuple] = []
+
+    def h1(self, title: str) -> None:
+        self.blocks.append(("h1", title))
+
+    def h2(self, title: str, svg: str = "") -> None:
+        self.blocks.append(("h2", title, svg))
+
+    def para(self, *parts: str) -> None:
+        self.blocks.append(("p", parts))
+
+    def bullets(self, items: list[tuple]) -> None:
+        """items: (parts, [sub-item parts, ...])"""
+        self.blocks.append(("ul", items))
+
+    def table(self, headers: list[str], rows: list[list]) -> None:
+        self.blocks.append(("table", headers, rows))
+
+    def markdown(self) -> str:
+        out: list[str] = []
+        for block in self.blocks:
+            kind = block[0]
+            if kind == "h1":
+                out += [f"# {_md(block[1])}", ""]
+            elif kind == "h2":
+                out += [f"## {_md(block[1])}", ""]
+            elif kind == "p":
+                out += [_md_parts(block[1]), ""]
+            elif kind == "ul":
+                for parts, subs in block[1]:
+                    out.append(f"- {_md_parts(parts)}")
+                    out += [f"  - {_md_parts(sub)}" for sub in subs]
+                out.append("")
+            else:
+                _, headers, rows = block
+                out.append("| " + " | ".join(_md(h) for h in headers) + " |")
+                out.append("|" + "---|" * len(headers))
+                out += ["| " + " | ".join(_md_parts(c if isinstance(c, tuple) else (c,)) for c in row) + " |"
+                        for row in rows]
+                out.append("")
+        return "\n".join(out).rstrip("\n") + "\n"
+
+    def html(self) -> str:
+        out: list[str] = []
+        for block in self.blocks:
+            kind = block[0]
+            if kind == "h1":
+                out.append(f"<h1>{_h(block[1])}</h1>")
+            elif kind == "h2":
+                out.append(f"<h2>{_h(block[1])}</h2>{block[2]}")
+            elif kind == "p":
+                out.append(f"<p>{_h_parts(block[1])}</p>")
+            elif kind == "ul":
+                items = "".join(f"<li>{_h_parts(parts)}"
+                                + (f"<ul>{''.join(f'<li>{_h_parts(s)}</li>' for s in subs)}</ul>" if subs else "")
+                                + "</li>" for parts, subs in block[1])
+                out.append(f"<ul>{items}</ul>")
+            else:
+                _, headers, rows = block
+                out.append("<table><thead><tr>" + "".join(f"<th>{_h(h)}</th>" for h in headers) + "</tr></thead><tbody>"
+                           + "".join("<tr>" + "".join(f"<td>{_h_parts(c if isinstance(c, tuple) else (c,))}</td>"
+                                                      for c in row) + "</tr>" for row in rows)
+                           + "</tbody></table>")
+        style = ("body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;color:#222}"
+                 "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+                 "th{background:#f3f3f3}code{background:#f3f3f3;padding:0 3px}h2{margin-top:1.6em}svg{display:block}")
+        return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>passk report</title>"
+                f"<style>{style}</style></head><body>{''.join(out)}</body></html>\n")
+
+
+def _md(value) -> str:
+    return text.markdown_inline(str(value))
+
+
+def _md_parts(parts) -> str:
+    out = []
+    for part in parts:
+        if isinstance(part, Strong):
+            out.append(f"**{_md(part)}**")
+        elif isinstance(part, Code):
+            out.append(f"<code>{_md(part)}</code>")  # escaped inside: a code span cannot be closed early
+        else:
+            out.append(_md(part))
+    return "".join(out)
+
+
+def _h(value) -> str:
+    return html.escape(text.terminal(str(value), text.DETAIL_CHARS))
+
+
+def _h_parts(parts) -> str:
+    out = []
+    for part in parts:
+        if isinstance(part, Strong):
+            out.append(f"<strong>{_h(part)}</strong>")
+        elif isinstance(part, Code):
+            out.append(f"<code>{_h(part)}</code>")
+        else:
+            out.append(_h(part))
+    return "".join(out)
+
+
 def build_report(run_dir) -> tuple[str, str]:
     """Return (markdown, html) for a run directory."""
     from .constants import MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
@@ -152,113 +269,72 @@ def build_report(run_dir) -> tuple[str, str]:
     gen = manifest.get("config", {}).get("generation")
     if gen:
         head["generation"] = json.dumps(gen, sort_keys=True)
-    md = ["# passk report", ""]
-    md += [f"- **{k}**: {v}" for k, v in head.items()]
-    md += ["", "## pass@k", "", "| k | pass@k | exact | SE | 95% CI (bootstrap over tasks) |", "|---|---|---|---|---|"]
+    doc = Doc()
+    doc.h1("passk report")
+    doc.bullets([((Strong(k), f": {v}"), []) for k, v in head.items()])
+    doc.h2("pass@k")
+    ks = []
     for k, v in score["pass_at_k"].items():
         u = score["pass_at_k_uncertainty"].get(k, {})
         ci = u.get("ci95")
-        md.append(f"| {k} | {v:.4f} | {score['pass_at_k_exact'][k]} | {u.get('se', 0):.4f} | "
-                  f"{f'[{ci[0]:.4f}, {ci[1]:.4f}]' if ci else '-'} |")
+        ks.append([k, f"{v:.4f}", score["pass_at_k_exact"][k], f"{u.get('se', 0):.4f}",
+                   f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-"])
+    doc.table(["k", "pass@k", "exact", "SE", "95% CI (bootstrap over tasks)"], ks)
     for k, why in score["omitted_k"].items():
-        md.append(f"\nomitted pass@{k}: {why}")
+        doc.para(f"omitted pass@{k}: {why}")
     for k, sub in score.get("pass_at_k_subset", {}).items():
-        md.append(f"\npass@{k} on a subset: {sub['value']:.4f} ({sub['exact']}) — {sub['note']}")
+        doc.para(f"pass@{k} on a subset: {sub['value']:.4f} ({sub['exact']}) — {sub['note']}")
     sel = score.get("selected_answer")
     if sel:
-        md += ["", f"**Selected answer** (rule `{sel['rule']}`): {sel['success_rate']:.4f} ({sel['success_rate_exact']}) "
-                   f"over {sel['tasks']} tasks — {sel['note']}."]
+        doc.para(Strong("Selected answer"), " (rule ", Code(sel["rule"]),
+                 f"): {sel['success_rate']:.4f} ({sel['success_rate_exact']}) over {sel['tasks']} tasks — {sel['note']}.")
     if score.get("pooled_pass_rate"):
         p = score["pooled_pass_rate"]
-        md += ["", f"Pooled candidate pass rate: {p['value']:.4f} ({p['exact']}) — {p['note']}."]
+        doc.para(f"Pooled candidate pass rate: {p['value']:.4f} ({p['exact']}) — {p['note']}.")
     if score.get("generation_groups"):
-        md += ["", "## Generation groups", "", score["mixed_generation"], "", "| group | tasks | n | pass@k |", "|---|---|---|---|"]
-        for g, sub in score["generation_groups"].items():
-            md.append(f"| `{g}` | {sub['num_tasks']} | {sub['n_min']}..{sub['n_max']} | "
-                      f"{', '.join(f'@{k}={v:.4f}' for k, v in sub['pass_at_k'].items()) or '-'} |")
-    md += ["", "## pass@k curve", "", "| k | pass@k | exact |", "|---|---|---|"]
-    md += [f"| {k} | {v:.4f} | {e} |" for k, v, e in curve]
-    md += ["", "## Labels", "", "| status | count |", "|---|---|"]
-    md += [f"| {k} | {v} |" for k, v in score["labels"].items()]
-    md += ["", "| status:reason | count |", "|---|---|"]
-    md += [f"| {k} | {v} |" for k, v in score["reasons"].items()]
-    md += ["", "## Wall time of passing candidates against the timeout", "",
-           f"{margins['count']} passing candidates; {margins['within_20pct']} passed within 20% of the limit"
-           + (f"; the closest used {margins['max']:.0%} of it." if margins["max"] is not None else "."), "",
-           "| share of timeout | passing candidates |", "|---|---|"]
-    md += [f"| {i * 10}–{i * 10 + 10}% | {b} |" for i, b in enumerate(margins["bins"])]
+        doc.h2("Generation groups")
+        doc.para(score["mixed_generation"])
+        doc.table(["group", "tasks", "n", "pass@k"],
+                  [[(Code(g),), sub["num_tasks"], f"{sub['n_min']}..{sub['n_max']}",
+                    ", ".join(f"@{k}={v:.4f}" for k, v in sub["pass_at_k"].items()) or "-"]
+                   for g, sub in score["generation_groups"].items()])
+    doc.h2("pass@k curve", _svg_line([(k, v) for k, v, _ in curve]))
+    doc.table(["k", "pass@k", "exact"], [[k, f"{v:.4f}", e] for k, v, e in curve])
+    doc.h2("Labels")
+    doc.table(["status", "count"], [[k, v] for k, v in score["labels"].items()])
+    doc.table(["status:reason", "count"], [[k, v] for k, v in score["reasons"].items()])
+    doc.h2("Wall time of passing candidates against the timeout", _svg_bars(margins["bins"]))
+    doc.para(f"{margins['count']} passing candidates; {margins['within_20pct']} passed within 20% of the limit"
+             + (f"; the closest used {margins['max']:.0%} of it." if margins["max"] is not None else "."))
+    doc.table(["share of timeout", "passing candidates"],
+              [[f"{i * 10}–{i * 10 + 10}%", b] for i, b in enumerate(margins["bins"])])
     if audit:
-        md += ["", "## Audit", ""]
+        doc.h2("Audit")
+        items = []
         for rel in audit.get("relaxed", []):
-            md.append(f"- limits ×{rel['factor']}: {len(rel['flips'])} labels change; pass@k "
-                      + ", ".join(f"@{k}={v:.4f}" for k, v in rel.get("pass_at_k", {}).items()))
-            for f in rel["flips"][:20]:
-                md.append(f"  - {f['task_id']} #{f['sample_index']}: {f['from']} → {f['to']}")
+            items.append(((f"limits ×{rel['factor']}: {len(rel['flips'])} labels change; pass@k "
+                           + ", ".join(f"@{k}={v:.4f}" for k, v in rel.get("pass_at_k", {}).items()),),
+                          [(f"{f['task_id']} #{f['sample_index']}: {f['from']} → {f['to']}",) for f in rel["flips"][:20]]))
         canon = audit.get("canonical", {})
         if canon.get("cannot_pass"):
-            md.append(f"- canonical solutions that cannot pass under the limits: {', '.join(canon['cannot_pass'])}")
+            items.append(((f"canonical solutions that cannot pass under the limits: {', '.join(canon['cannot_pass'])}",), []))
         flaky = audit.get("flaky", {})
         if flaky:
-            md.append(f"- flakiness: {len(flaky.get('changed', []))} of {flaky.get('checked', 0)} candidates changed label "
-                      f"over {flaky.get('repeat', 0)} reruns")
-    md += ["", "## Tasks", "", "| task | n | c | failed | timed out | errors | distinct texts | pass@1 |",
-           "|---|---|---|---|---|---|---|---|"]
+            items.append(((f"flakiness: {len(flaky.get('changed', []))} of {flaky.get('checked', 0)} candidates "
+                           f"changed label over {flaky.get('repeat', 0)} reruns",), []))
+        doc.bullets(items)
+    doc.h2("Tasks")
+    task_rows = []
     for t, c in sorted(score["per_task"].items(), key=lambda item: _natural(item[0])):
         d = score["diversity"].get(t, {})
-        p1 = f"{c['c'] / c['n']:.3f}" if c["n"] else "-"
-        md.append(f"| {t} | {c['n']} | {c['c']} | {c['failed']} | {c['timed_out']} | {c['errors']} | "
-                  f"{d.get('distinct', '-')} | {p1} |")
-    markdown = "\n".join(md) + "\n"
-    return markdown, _to_html(markdown, _svg_line([(k, v) for k, v, _ in curve]), _svg_bars(margins["bins"]))
-
-
-def _to_html(markdown: str, curve_svg: str, margin_svg: str) -> str:
-    """A small Markdown-to-HTML pass for the subset this report writes (headings, lists, tables)."""
-    out, table = [], []
-
-    def flush_table():
-        if not table:
-            return
-        cells = [[c.strip() for c in line.strip("|").split("|")] for line in table if not set(line) <= set("|-: ")]
-        out.append("<table><thead><tr>" + "".join(f"<th>{_inline(c)}</th>" for c in cells[0]) + "</tr></thead><tbody>"
-                   + "".join("<tr>" + "".join(f"<td>{_inline(c)}</td>" for c in row) + "</tr>" for row in cells[1:])
-                   + "</tbody></table>")
-        table.clear()
-
-    for line in markdown.splitlines():
-        if line.startswith("|"):
-            table.append(line)
-            continue
-        flush_table()
-        if line.startswith("# "):
-            out.append(f"<h1>{_inline(line[2:])}</h1>")
-        elif line.startswith("## "):
-            title = line[3:]
-            out.append(f"<h2>{_inline(title)}</h2>")
-            if title == "pass@k curve" and curve_svg:
-                out.append(curve_svg)
-            if title.startswith("Wall time") and margin_svg:
-                out.append(margin_svg)
-        elif line.lstrip().startswith("- "):
-            out.append(f"<li>{_inline(line.lstrip()[2:])}</li>")
-        elif line.strip():
-            out.append(f"<p>{_inline(line)}</p>")
-    flush_table()
-    style = ("body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;color:#222}"
-             "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
-             "th{background:#f3f3f3}code{background:#f3f3f3;padding:0 3px}h2{margin-top:1.6em}svg{display:block}")
-    return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>passk report</title>"
-            f"<style>{style}</style></head><body>{''.join(out)}</body></html>\n")
+        task_rows.append([t, c["n"], c["c"], c["failed"], c["timed_out"], c["errors"], d.get("distinct", "-"),
+                          f"{c['c'] / c['n']:.3f}" if c["n"] else "-"])
+    doc.table(["task", "n", "c", "failed", "timed out", "errors", "distinct texts", "pass@1"], task_rows)
+    return doc.markdown(), doc.html()
 
 
 def _natural(text: str):
     return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
-
-
-def _inline(text: str) -> str:
-    esc = html.escape(text)
-    esc = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", esc)
-    return re.sub(r"`(.+?)`", r"<code>\1</code>", esc)
 
 
 def write_report(run_dir) -> tuple[Path, Path]:

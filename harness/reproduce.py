@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from . import text
 from dataclasses import replace
 from pathlib import Path
 
@@ -72,4 +73,4 @@ def format_reproduction(result: dict) -> str:
         orig = v["original"]
         lines.append(f"{k:>5}  {orig if orig is None else f'{orig:.4f}':>10}  {v['reproduced']:>10.4f}"
                      f"   ({result['pass_at_k_exact'][k]['original']} vs {result['pass_at_k_exact'][k]['reproduced']})")
-    return "\n".join(lines)
+    return text.terminal_lines(lines)

@@ -121,7 +121,9 @@ class ResultStore:
         if self.path.exists():
             self._repair_torn_tail()
             self.rows = {k: slim(r) for k, r in latest_rows(read_rows(self.path)).items()}
-        self._f = open(self.path, "a", encoding="utf-8")
+        # A lone surrogate (JSON input may hold one, e.g. in a sample's metadata) is written as its JSON
+        # escape, which reads back as the same string: a row can always be written.
+        self._f = open(self.path, "a", encoding="utf-8", errors="backslashreplace")
 
     def _repair_torn_tail(self):
         data = self.path.read_bytes()

@@ -39,3 +39,16 @@ def test_minimal_rows_are_accepted_and_bad_status_named(tmp_path):
                     '{"task_id": "a", "sample_index": 1, "status": "ok"}\n')
     with pytest.raises(InputError, match=r"r\.jsonl:2: field 'status' must be one of"):
         read_rows(path)
+
+
+def test_rows_with_lone_surrogates_are_written_and_read_back(tmp_path):
+    """Regression: a lone surrogate (from JSON input or a message) killed the run at its row, and every
+    resume. The store writes it as its JSON escape, which reads back as the same string."""
+    path = tmp_path / "results.jsonl"
+    store = ResultStore(path)
+    store.append(ResultRow("t\ud800", 0, "failed", reason="exception:ValueError", detail="bad \udfff",
+                           sample={"note": "\ud83d"}))
+    store.close()
+    (row,) = read_rows(path)
+    assert (row.task_id, row.detail, row.sample) == ("t\ud800", "bad \udfff", {"note": "\ud83d"})
+    assert ResultStore(path).finished() == {("t\ud800", 0)}

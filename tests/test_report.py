@@ -1,0 +1,37 @@
+"""report.md and report.html: what a candidate chose to call its exception is data, never structure."""
+
+import json
+
+from harness.report import write_report
+from harness.results import ResultRow, ResultStore
+
+
+def _run_dir(tmp_path, reason):
+    store = ResultStore(tmp_path / "results.jsonl")
+    store.append(ResultRow("T/0", 0, "passed", reason="tests_completed"))
+    store.append(ResultRow("T/0", 1, "failed", reason=reason, detail="x"))
+    store.append(ResultRow("T/1\n## pass@k", 0, "failed", reason="assertion"))
+    store.close()
+    (tmp_path / "score.json").write_text(json.dumps({"scoring": {"ks": [1, 5]}}))
+    return tmp_path
+
+
+FORGED = ("exception:X\n\n## pass@k\n\n| k | pass@k |\n|---|---|\n| 1 | 1.0000 |\n\x1b[2J\x00"
+          "<script>alert(1)</script>")
+
+
+def test_a_forged_pass_at_k_table_in_a_reason_stays_a_cell(tmp_path):
+    """Regression: a class name holding a Markdown pass@k table added a second, fake pass@k section to
+    report.md and report.html, the only one shown when the real pass@k was omitted."""
+    md_path, html_path = write_report(_run_dir(tmp_path, FORGED))
+    md, page = md_path.read_text(encoding="utf-8"), html_path.read_text(encoding="utf-8")
+    assert md.count("\n## pass@k\n") == 1 and page.count("<h2>pass@k</h2>") == 1
+    assert "omitted pass@5" in md  # the real pass@k is omitted here: the forged one must not stand in
+    assert "<script" not in page and "&lt;script&gt;" in page
+    assert "\x1b" not in md + page and "\x00" not in md + page
+    # Every table row has the table's number of cells: no text became a row or a column.
+    for table in md.split("\n\n"):
+        lines = [line for line in table.splitlines() if line.startswith("|")]
+        if lines:
+            widths = {line.replace("\\|", "").count("|") for line in lines}
+            assert len(widths) == 1, table
