@@ -1,5 +1,6 @@
 """Load a problem set: HumanEval-format JSON Lines (task_id, prompt, test, entry_point;
-canonical_solution optional). Problems are data; nothing here executes them."""
+canonical_solution optional). Problems are data; nothing here executes them (the test code is
+compiled, not run, so that a test that cannot run is refused before any candidate is)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ def load_problems(path: str | Path) -> dict[str, Problem]:
         entry_point = require_str(path, lineno, obj, "entry_point")
         if not entry_point.isidentifier():
             raise InputError(f"{path}:{lineno}: entry_point {entry_point!r} is not a Python identifier")
+        try:
+            compile(test, f"{task_id} test", "exec")
+        except (SyntaxError, ValueError) as e:
+            where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
+            raise InputError(f"{path}:{lineno}: the test code of {task_id!r} does not compile{where}: "
+                             f"{getattr(e, 'msg', e)}") from None
         canonical = obj.get("canonical_solution")
         if canonical is not None and not isinstance(canonical, str):
             raise InputError(f"{path}:{lineno}: field 'canonical_solution' must be a string")

@@ -63,3 +63,9 @@ def test_gzip_is_read(tmp_path):
     with gzip.open(path, "wt") as f:
         f.write(json.dumps(GOOD) + "\n")
     assert list(load_problems(path)) == ["T/0"]
+
+
+def test_a_test_that_does_not_compile_is_refused_naming_the_task(jsonl):
+    path = jsonl("p.jsonl", [GOOD, {**GOOD, "task_id": "T/1", "test": "def check(c):\n    assert (\n"}])
+    with pytest.raises(InputError, match=r"p\.jsonl:2: the test code of 'T/1' does not compile"):
+        load_problems(path)
