@@ -42,8 +42,11 @@ class Limits:
 
     @property
     def container_memory_mb(self) -> int:
-        # The candidate and the test process each have RLIMIT_AS = memory_mb; the cgroup is a backstop.
-        return 2 * int(self.memory_mb) + 128
+        # The candidate and the test process each have RLIMIT_AS = memory_mb, the supervisor's processes
+        # need about 128 MB, and files in the /tmp tmpfs are memory too. Memory a candidate holds outside
+        # its address space (memfd, shared memory) is bounded by this limit: the candidate is the kernel's
+        # OOM victim (oom_score_adj 1000) and is then failed with memory_limit.
+        return 2 * int(self.memory_mb) + 128 + int(self.tmpfs_mb)
 
     def for_supervisor(self) -> dict:
         return {"timeout_s": float(self.timeout_s), "cpu_time_s": self.effective_cpu_time_s,

@@ -4,6 +4,7 @@ by scripts/attack_table.py (which prints the table for the closing note and the 
 Every candidate implements `add(a, b)`; the test is `check(candidate): assert candidate(1, 2) == 3`.
 Unless an attack says otherwise, its `add` is WRONG (returns a - b), so any pass would be forged."""
 
+import re
 from dataclasses import dataclass
 
 PROMPT = "def add(a, b):\n    \"\"\"Add two numbers.\"\"\"\n"
@@ -15,11 +16,23 @@ RIGHT = "    return a + b\n"
 @dataclass(frozen=True)
 class Attack:
     name: str
-    code: str              # appended to PROMPT
+    code: str              # appended to PROMPT, unless `program` is given
     status: str
     reason: str            # exact reason, or a prefix ending in ':' (e.g. "signal:")
     timeout_s: float = 2.0
     known_runsc: str = ""  # a known gVisor limitation, reported instead of asserted
+    test: str = TEST
+    prompt: str = PROMPT
+    program: str | None = None          # the whole program, when it is not PROMPT + code
+    runsc: tuple[str, str] | None = None  # the label under gVisor, where it differs for a stated reason
+    twice: bool = False    # pooled: run twice in one container; state left by the first would change the second
+
+    @property
+    def source(self) -> str:
+        return self.program if self.program is not None else self.prompt + self.code
+
+    def expected(self, runtime: str) -> tuple[str, str]:
+        return self.runsc if runtime == "runsc" and self.runsc else (self.status, self.reason)
 
 
 ATTACKS = [
@@ -127,6 +140,64 @@ ATTACKS = [
     Attack("huge return value", "    return list(range(10**8))\n", "failed", "memory_limit"),
     Attack("raising SystemExit from the function", "    raise SystemExit(0)\n", "failed", "exited_early"),
     Attack("raising KeyboardInterrupt", "    raise KeyboardInterrupt\n", "failed", "exited_early"),
+    # --- issue 9: breaking the run, forging the report, reaching another candidate's verdict ---------
+    Attack("a lone surrogate in an exception message, at call time", "    raise ValueError('\\ud800 no')\n",
+           "failed", "exception:ValueError"),
+    Attack("a lone surrogate in an exception message, at import time",
+           WRONG + "raise ValueError('\\udfff at import')\n", "failed", "exception:ValueError"),
+    Attack("a forged reply naming an exception with a lone surrogate and a newline",
+           "    import os, struct\n    data = b'{\"exc\": {\"type\": \"Bad\\\\ud800\\\\nName\", \"msg\": \"\\\\udc00\"}}'\n"
+           "    os.write(3, struct.pack('>I', len(data)) + data)\n    os._exit(0)\n", "failed", "exception:Bad__Name"),
+    Attack("a directory chain 3,000 deep in /tmp",
+           "    import os\n    os.chdir('/tmp')\n    for _ in range(3000):\n        os.mkdir('d')\n        os.chdir('d')\n"
+           "    open('f', 'w').close()\n    return a - b\n", "failed", "assertion"),
+    Attack("a directory chain 3,000 deep in its working directory, with links out",
+           "    import os\n    for _ in range(3000):\n        os.mkdir('d')\n        os.symlink('/opt/passk', 'l')\n"
+           "        os.chdir('d')\n    return a - b\n", "failed", "assertion"),
+    Attack("a value whose error message the test cannot format (a 5,000-digit int as a missing key)",
+           "    return 10 ** 5000\n", "failed", "exception:KeyError",
+           test="def check(candidate):\n    table = {3: 'three'}\n    assert table[candidate(1, 2)] == 'three'\n"),
+    Attack("memory outside the address space: 3 GB in memfds",
+           "    import os\n    chunk = b'x' * (1 << 20)\n    fds = []\n    for _ in range(200):\n"
+           "        fds.append(os.memfd_create('m'))\n        for _ in range(15):\n            os.write(fds[-1], chunk)\n"
+           "    return a + b\n", "failed", "memory_limit"),
+    Attack("memory outside the address space: System V segments filled and detached",
+           "    import ctypes\n    libc = ctypes.CDLL(None, use_errno=True)\n    libc.shmat.restype = ctypes.c_void_p\n"
+           "    for _ in range(200):\n        sid = libc.shmget(0, 16 << 20, 0o1000 | 0o600)\n        if sid < 0:\n"
+           "            break\n        addr = libc.shmat(sid, None, 0)\n        ctypes.memset(addr, 1, 16 << 20)\n"
+           "        libc.shmdt(ctypes.c_void_p(addr))\n    return a - b\n", "failed", "assertion",
+           runsc=("failed", "memory_limit")),  # runc's IPC limits stop it at 32 MiB; gVisor ignores them
+    Attack("an exception class named with 20 MB of text", "    raise type('E' * (20 << 20), (Exception,), {})()\n",
+           "failed", "exception:"),
+    Attack("a return value just under the message cap", "    return 'x' * (60 << 20)\n", "failed", "assertion"),
+    Attack("a return value over the message cap", "    return 'x' * (70 << 20)\n", "failed", "value_too_large"),
+    Attack("an exception class name that is a Markdown pass@k table",
+           "    raise type('X\\n\\n## pass@k\\n\\n| k | pass@k |\\n|---|---|\\n| 1 | 1.0000 |\\n<script>', (Exception,), {})()\n",
+           "failed", "exception:"),
+    Attack("changing a module-level list the test passes (keyword.kwlist) for the next job",
+           "    if isinstance(a, list):\n        a[:] = ['pwned']\n        return 0\n    return a + b\n",
+           "passed", "tests_completed", twice=True,
+           test="def check(candidate):\n    import keyword\n    assert keyword.kwlist[0] == 'False', 'an earlier job changed it'\n"
+                "    candidate(keyword.kwlist, 0)\n    assert keyword.kwlist == ['pwned']\n    assert candidate(1, 2) == 3\n"),
+    Attack("redefining the helper of a prompt that cannot run in the test process",
+           "", "failed", "prompt_error",
+           prompt="import passk_no_such_module\n\ndef double(x):\n    return 2 * x\n\n" + PROMPT,
+           program="def double(x):\n    return -2 * x\n\ndef add(a, b):\n    return a - b\n",  # 1 - 2 == -2 + 1
+           test="def check(candidate):\n    assert candidate(1, 2) == double(1) + 1\n"),
+    Attack("mutating a positional argument, then raising", "    if isinstance(a, list):\n        a.append(3)\n"
+           "        raise ValueError('after mutating')\n    return a + b\n", "failed", "assertion",
+           test="def check(candidate):\n    data = [1, 2]\n    try:\n        candidate(data, 0)\n    except ValueError:\n"
+                "        pass\n    assert data == [1, 2], 'must not touch its input'\n    assert candidate(1, 2) == 3\n"),
+    Attack("mutating a list inside a tuple keyword argument, then raising",
+           "    if isinstance(a, tuple):\n        a[0].append(3)\n        raise ValueError('after mutating')\n"
+           "    return a + b\n", "failed", "assertion",
+           test="def check(candidate):\n    inner = [1, 2]\n    try:\n        candidate(a=(inner,), b=0)\n"
+                "    except ValueError:\n        pass\n    assert inner == [1, 2], 'must not touch its input'\n"
+                "    assert candidate(1, 2) == 3\n"),
+    Attack("flooding stdout from a thread while the tests finish",
+           "    import sys, threading, time\n    def flood():\n        while True:\n            sys.stdout.write('z' * 65536)\n"
+           "    threading.Thread(target=flood, daemon=True).start()\n    time.sleep(0.05)\n    return a + b\n",
+           "failed", "output_limit"),
 ]
 
 # Run after an attack in the same container: a correct candidate that also checks nothing was left.
@@ -150,19 +221,105 @@ PROBE = (
     "    return a + b\n")
 
 
-def make_job(settings, code: str, timeout_s: float) -> dict:
-    """A supervisor job for `add` with PROMPT + code, under the limits the suite uses."""
+def make_job(settings, code: str, timeout_s: float, test: str = TEST, prompt: str = PROMPT,
+             program: str | None = None) -> dict:
+    """A supervisor job for `add` with PROMPT + code (or `program`), under the limits the suite uses."""
     import uuid
 
     from harness.config import Limits
     from harness.sandbox.docker import supervisor_limits
-    return {"id": uuid.uuid4().hex, "code": PROMPT + code, "prompt": PROMPT, "test": TEST, "entry_point": "add",
+    return {"id": uuid.uuid4().hex, "code": program if program is not None else prompt + code, "prompt": prompt,
+            "test": test, "entry_point": "add",
             "limits": supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=256), settings)}
 
 
-def matches(attack: Attack, result: dict) -> bool:
-    if result["status"] != attack.status:
+def attack_job(settings, attack: Attack) -> dict:
+    return make_job(settings, attack.code, attack.timeout_s, attack.test, attack.prompt, attack.program)
+
+
+def matches(attack: Attack, result: dict, runtime: str = "runc") -> bool:
+    status, reason = attack.expected(runtime)
+    if result["status"] != status:
         return False
-    if attack.reason.endswith(":") and ":" not in attack.reason[:-1]:
-        return result["reason"].startswith(attack.reason)
-    return result["reason"] == attack.reason
+    if reason.endswith(":"):
+        return result["reason"].startswith(reason)
+    return result["reason"] == reason
+
+
+REASON_SHAPE = re.compile(r"^[\w.:~-]{1,120}$")
+
+
+def well_formed(result: dict) -> bool:
+    """Whatever the candidate did, what it made of its result is bounded, single-line where it must be,
+    and valid text."""
+    strings = [result["reason"], result["detail"], result["stdout_tail"], result["stderr_tail"]]
+    return (bool(REASON_SHAPE.match(result["reason"])) and len(result["detail"]) <= 1100
+            and all(len(x) <= 4200 for x in strings[2:]) and all(_encodable(x) for x in strings))
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def write_attack_run(directory, seed: int = 0):
+    """Every attack as a problem of its own (its prompt and test), and its program as a sample (two for
+    an attack that must be run twice), in a seeded random order. Returns (problems path, samples path,
+    {(task_id, sample_index): attack})."""
+    import json
+    import random
+    from pathlib import Path
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    problems, samples, expected = [], [], {}
+    for number, attack in enumerate(ATTACKS):
+        task_id = f"Attack/{number}"
+        problems.append({"task_id": task_id, "prompt": attack.prompt, "test": attack.test, "entry_point": "add"})
+        for index in range(2 if attack.twice else 1):
+            samples.append({"task_id": task_id, "solution": attack.source})
+            expected[(task_id, index)] = attack
+    order = list(range(len(samples)))
+    random.Random(seed).shuffle(order)
+    # Indices are positions within a task: shuffling keeps each task's own samples in their order.
+    shuffled = [samples[i] for i in order]
+    problems_path, samples_path = directory / "problems.jsonl", directory / "samples.jsonl"
+    problems_path.write_text("".join(json.dumps(p) + "\n" for p in problems), encoding="utf-8")
+    samples_path.write_text("".join(json.dumps(s) + "\n" for s in shuffled), encoding="utf-8")
+    return problems_path, samples_path, expected
+
+
+def check_attack_run(out_dir, expected: dict, runtime: str = "runc") -> list[str]:
+    """What is wrong with a finished run of write_attack_run's files: [] when every candidate has exactly
+    one row, its expected label, no row is `error`, and the report has exactly one pass@k section."""
+    import json
+    from pathlib import Path
+
+    from harness.report import write_report
+
+    out_dir = Path(out_dir)
+    problems = []
+    rows = [json.loads(line) for line in (out_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    seen: dict = {}
+    for row in rows:
+        key = (row["task_id"], row["sample_index"])
+        seen[key] = seen.get(key, 0) + 1
+        if row["status"] == "error":
+            problems.append(f"error row: {key} {row['reason']}")
+        attack = expected.get(key)
+        if attack is None:
+            problems.append(f"unexpected row {key}")
+        elif not matches(attack, row, runtime) or not well_formed(row):
+            problems.append(f"{attack.name}: {row['status']} {row['reason'][:80]!r}")
+    problems += [f"{k}: {n} rows" for k, n in seen.items() if n != 1]
+    problems += [f"{k}: no row" for k in expected if k not in seen]
+    md, page = write_report(out_dir)
+    text_md, text_html = md.read_text(encoding="utf-8"), page.read_text(encoding="utf-8")
+    if text_md.count("\n## pass@k\n") != 1 or text_html.count("<h2>pass@k</h2>") != 1:
+        problems.append("the report does not have exactly one pass@k section")
+    if "<script" in text_html or any(c in text_md + text_html for c in "\x00\x1b\r"):
+        problems.append("candidate text reached the report as markup or raw control characters")
+    return problems

@@ -1,6 +1,7 @@
 """The supervisor's pure parts (its value encoding), imported from containers/ without Docker.
 Its behaviour in a container is tested in test_sandbox.py against the real engine."""
 
+import json
 import math
 
 import pytest
@@ -61,19 +62,92 @@ def test_supervisor_refuses_to_run_outside_its_image(tmp_path):
     assert marker.exists()
 
 
+LIMITS = {"timeout_s": 1.0, "output_bytes": 1000, "cpu_time_s": 2}
+
+
+def _report(**facts):
+    report = {"start": 100.0, "end": 100.4, "timed_out": False, "output_exceeded": False, "memory_exceeded": False,
+              "exit_code": None, "signal": None, "memory_pressure": False, "cpu_s": 0.1, "peak_memory_kb": 10,
+              "stdout_tail": b"", "stderr_tail": b"", "stdout_bytes": 0, "stderr_bytes": 0}
+    report.update(facts)
+    return report
+
+
+def _verdict(status, reason, t_end):
+    return {"status": status, "reason": reason, "detail": "", "t_end": t_end, "test_cpu_s": 0.01}
+
+
+PASS_IN_TIME = _verdict("passed", "tests_completed", 100.5)
+GONE = _verdict("failed", "candidate_exited", 100.2)
+
+# Every rule of the supervisor's label composition (decide), including the combinations whose outcome
+# used to depend on which message reached the supervisor first. Each row: verdict, forkserver report,
+# test process status (when no verdict came), expected (status, reason).
+DECISIONS = {
+    "1 the forkserver never reported": (None, "unreported", None, ("timed_out", "wall_time_limit")),
+    "2 output over the limit beats a pass that came in time": (
+        PASS_IN_TIME, _report(output_exceeded=True, stdout_bytes=5000), None, ("failed", "output_limit")),
+    "2 output over the limit beats a timeout": (
+        None, _report(output_exceeded=True, timed_out=True), None, ("failed", "output_limit")),
+    "3 the memory watch beats a pass that came in time": (
+        PASS_IN_TIME, _report(memory_exceeded=True), None, ("failed", "memory_limit")),
+    "4 a pass in time": (PASS_IN_TIME, _report(), None, ("passed", "tests_completed")),
+    "4 a pass in time, though the forkserver's deadline fired before it heard": (
+        _verdict("passed", "tests_completed", 100.99), _report(timed_out=True), None, ("passed", "tests_completed")),
+    "4 a failed assertion in time": (_verdict("failed", "assertion", 100.3), _report(), None, ("failed", "assertion")),
+    "4 an error verdict in time": (_verdict("error", "unsupported_test_argument", 100.3), _report(), None,
+                                   ("error", "unsupported_test_argument")),
+    "5 still running at the limit": (None, _report(timed_out=True), {"running": True}, ("timed_out", "wall_time_limit")),
+    "5 the candidate went away only when killed at the limit": (
+        _verdict("failed", "candidate_exited", 101.01), _report(timed_out=True), None, ("timed_out", "wall_time_limit")),
+    "6 SIGXCPU": (GONE, _report(signal="SIGXCPU"), None, ("timed_out", "cpu_time_limit")),
+    "6 SIGXFSZ": (GONE, _report(signal="SIGXFSZ"), None, ("failed", "file_size_limit")),
+    "6 SIGKILL while the OOM killer killed": (GONE, _report(signal="SIGKILL", memory_pressure=True), None,
+                                              ("failed", "memory_limit")),
+    "6 the OOM killer killed, the candidate not yet reaped when the tests saw it go": (
+        GONE, _report(memory_pressure=True), None, ("failed", "memory_limit")),
+    "6 SIGKILL without the OOM killer": (GONE, _report(signal="SIGKILL"), None, ("failed", "signal:SIGKILL")),
+    "6 SIGSEGV": (GONE, _report(signal="SIGSEGV"), None, ("failed", "signal:SIGSEGV")),
+    "6 an exit code": (GONE, _report(exit_code=0), None, ("failed", "exited_early")),
+    "6 the channel closed, the process did not end": (GONE, _report(), None, ("failed", "candidate_exited")),
+    "6 no verdict, but the candidate's exit is known": (None, _report(exit_code=3), {"signal": "SIGSEGV"},
+                                                        ("failed", "exited_early")),
+    "7 the tests were still running at the limit": (None, _report(), {"running": True},
+                                                     ("timed_out", "wall_time_limit")),
+    "8 the test process crashed": (None, _report(), {"running": False, "signal": "SIGSEGV"},
+                                   ("failed", "test_crashed")),
+    "9 a verdict after the limit": (_verdict("passed", "tests_completed", 101.5), _report(), None,
+                                    ("timed_out", "wall_time_limit")),
+    "10 the test process was killed from outside": (None, _report(), {"running": False, "signal": "SIGKILL"},
+                                                    ("error", "tester_died")),
+    "10 nothing known": (None, _report(), None, ("error", "tester_died")),
+}
+
+
+@pytest.mark.parametrize("case", DECISIONS, ids=list(DECISIONS))
+def test_every_rule_of_the_label_composition(supervisor_module, case):
+    verdict, report, test_status, expected = DECISIONS[case]
+    if report == "unreported":
+        report = supervisor_module._unreported(100.0, LIMITS, now=125.0)
+    status, reason, _ = supervisor_module.decide(verdict, report, LIMITS, test_status)
+    assert (status, reason) == expected
+
+
 def test_a_job_whose_forkserver_never_reported_is_timed_out_and_unclean(supervisor_module):
     """A fork bomb under gVisor can keep the forkserver killing past the supervisor's patience; the
     candidate gave no verdict within its time, so it is timed out, and nothing unknown is made up."""
     sup = supervisor_module
-    limits = {"timeout_s": 1.0, "output_bytes": 1000, "cpu_time_s": 2}
-    report = sup._unreported(100.0, limits, now=125.0)
-    result = sup.compose(None, None, report, limits)
+    report = sup._unreported(100.0, LIMITS, now=125.0)
+    result = sup.compose(None, report, LIMITS)
     assert (result["status"], result["reason"]) == ("timed_out", "wall_time_limit")
     assert result["wall_s"] == 1.0
     assert result["cpu_s"] is None and result["peak_memory_kb"] is None and result["stdout_bytes"] is None
     assert report["clean"] is False and report["cleanup_s"] == 24.0
-    late = sup.compose({"status": "passed", "reason": "", "detail": ""}, 102.5, report, limits)
-    assert late["status"] == "timed_out"  # a verdict after the time limit is not a pass
+
+
+def test_wall_time_ends_at_the_tests_verdict(supervisor_module):
+    result = supervisor_module.compose(PASS_IN_TIME, _report(), LIMITS)
+    assert result["wall_s"] == 0.5
 
 
 def test_the_forkservers_warm_up_goes_through_every_serving_path(supervisor_module):
@@ -88,3 +162,93 @@ def test_the_forkservers_warm_up_goes_through_every_serving_path(supervisor_modu
     assert replies[6]["exc"]["type"] == "passk.Unencodable"
     assert replies[7]["exc"]["type"] == "TypeError"
     assert len(replies) == len(supervisor_module.WARM_UP_CALLS) + 1
+
+
+def _call(sup, fn, *args, **kwargs):
+    """One proxied call as the tester and the candidate make it, both sides in this process, through JSON."""
+    enc = sup.Encoder()
+    payload = {"op": "call", "name": "f", "args": [enc.enc(a) for a in args],
+               "kwargs": {k: enc.enc(v) for k, v in kwargs.items()}}
+    reply = json.loads(json.dumps(sup.serve_call({"f": fn}, json.loads(json.dumps(payload)))))
+    dec = sup.Decoder(enc.objects)
+    updates = [(enc.objects[i], dec.fill(enc.objects[i], body)) for i, body in reply.get("mut", ())]
+    result = dec.dec(reply["ok"]) if "ok" in reply else None
+    for target, new in updates:
+        sup.apply_content(target, new)
+    return result, reply.get("exc")
+
+
+def test_changes_reach_the_tests_objects_in_place_even_when_the_call_raises(supervisor_module):
+    """Regression: a candidate that mutated its argument and then raised passed a test expecting the
+    argument unchanged (nothing was copied back); keyword arguments and lists inside tuples were never
+    copied back, and inner lists the test held went stale."""
+    inner = [1, 2]
+    outer = [inner, [0]]
+
+    def f(t, d, *, kw):
+        t[0].append(3)            # a list inside a tuple
+        d["lists"][0].append(4)   # an inner list the test still holds
+        kw["new"] = t[0]          # a keyword argument, aliased to another argument's object
+        raise ValueError("after mutating")
+
+    held = {"lists": outer}
+    kw = {}
+    _, exc = _call(supervisor_module, f, (inner,), held, kw=kw)
+    assert exc["type"] == "ValueError"
+    assert inner == [1, 2, 3, 4] and held["lists"][0] is inner and outer[0] is inner
+    assert kw["new"] is inner
+
+
+def test_a_returned_argument_is_the_tests_own_object(supervisor_module):
+    data = [3, 1]
+    same, _ = _call(supervisor_module, lambda x: (x.sort(), x)[1], data)
+    copy, _ = _call(supervisor_module, lambda x: list(x), data)
+    assert same is data and data == [1, 3]
+    assert copy == data and copy is not data
+
+
+def test_aliasing_and_cycles_cross_intact(supervisor_module):
+    sup = supervisor_module
+    a = [1]
+    a.append(a)
+    d = {"k": a}
+    d["self"] = d
+    back = sup.decode(json.loads(json.dumps(sup.encode([a, d, a]))))
+    assert back[0] is back[2] and back[0][1] is back[0] and back[1]["self"] is back[1] and back[1]["k"] is back[0]
+
+
+def test_references_to_nothing_are_refused(supervisor_module):
+    with pytest.raises(supervisor_module.Unencodable):
+        supervisor_module.decode({"R": 0})
+    with pytest.raises(supervisor_module.Unencodable):
+        supervisor_module.Decoder([[]]).fill([], {"D": []})
+
+
+def test_class_names_in_reasons_are_one_line_and_bounded(supervisor_module):
+    sup = supervisor_module
+    assert sup.clean_name("Bad\ud800\nName|#`") == "Bad__Name___"
+    assert sup.clean_name("E" * 10_000) == "E" * 64 + "~"
+    assert sup.clean_name(None) == "_"
+    assert sup.safe_str(KeyError(10 ** 5000)).startswith("<not printable")
+    assert len(sup.clean_text("\ud800" * 5000, 100)) < 130
+
+
+def test_removing_a_tree_deeper_than_the_stack_and_path_max(supervisor_module, tmp_path):
+    """Regression: a candidate's directory chain ~1,200 deep made the clean-up raise RecursionError, the
+    job an infrastructure error, and two such candidates stopped the run."""
+    import os
+    import time
+    top = tmp_path / "top"
+    top.mkdir()
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(3000):  # 3000 × 10 characters: deeper than PATH_MAX allows a path to name
+        os.mkdir("dddddddddd", dir_fd=fd)
+        os.symlink(str(tmp_path), "out", dir_fd=fd)  # never followed
+        child = os.open("dddddddddd", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = child
+    os.close(fd)
+    (tmp_path / "keep").write_text("x")
+    assert supervisor_module.remove_tree(str(top), time.monotonic() + 60)
+    assert not top.exists() and (tmp_path / "keep").exists()
+    assert supervisor_module.remove_tree(str(tmp_path / "absent"), time.monotonic() + 1)

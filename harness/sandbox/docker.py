@@ -57,18 +57,39 @@ def container_pids(limits: Limits, settings: SandboxSettings) -> int:
     return RUNSC_PIDS_BACKSTOP
 
 
+# Under gVisor the host's cgroup limit is above what the supervisor lets the sandbox hold by this much: the
+# forkserver reads the sandbox's memory every few milliseconds and stops a candidate that passes the lower
+# figure, before the host's OOM killer would take the whole sandbox (and every candidate in it) down.
+RUNSC_MEMORY_HEADROOM_MB = 256
+
+
 def container_memory(limits: Limits, settings: SandboxSettings) -> int:
-    """The container's cgroup memory limit (a backstop; each candidate's own limit is RLIMIT_AS). Under
-    gVisor the sandbox kernel's copies of forked processes count too: a fork bomb at the process limit
-    must not take the container down, so there is room for each allowed process."""
+    """The container's cgroup memory limit (each candidate's own limit is RLIMIT_AS; this bounds what it
+    holds outside it). Under gVisor the sandbox kernel's copies of forked processes count too: a fork bomb
+    at the process limit must not take the container down, so there is room for each allowed process,
+    and the headroom above the sandbox's own memory watch."""
     if settings.runtime == "runc":
         return limits.container_memory_mb
-    return limits.container_memory_mb + 8 * int(limits.pids)
+    return limits.container_memory_mb + 8 * int(limits.pids) + RUNSC_MEMORY_HEADROOM_MB
 
 
 def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
     """The per-candidate limits the supervisor applies inside the container."""
-    return {**limits.for_supervisor(), "nproc": None if settings.runtime == "runc" else int(limits.pids)}
+    runc = settings.runtime == "runc"
+    return {**limits.for_supervisor(), "nproc": None if runc else int(limits.pids),
+            "memory_watch_kb": None if runc else limits.container_memory_mb * 1024}
+
+
+# System V IPC objects outlive the process that made them and their memory is charged to the container:
+# the IPC namespace's own limits keep what a candidate can leave small (runc applies them; gVisor ignores
+# them, and there the supervisor's memory watch replaces a container that a job left holding memory).
+IPC_SYSCTLS = {
+    "kernel.shmmax": str(16 << 20),   # bytes per shared memory segment
+    "kernel.shmall": str(8192),       # pages of shared memory in all (32 MiB)
+    "kernel.shmmni": "64",            # segments
+    "kernel.msgmni": "16",            # message queues (16 KiB each by default)
+    "kernel.sem": "250 4096 100 64",  # per set, in all, per call, sets
+}
 
 
 def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
@@ -91,6 +112,7 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
         runtime=None if settings.runtime == "runc" else settings.runtime,
         init=True,
         ipc_mode="private",
+        sysctls=IPC_SYSCTLS,
     )
 
 
