@@ -513,8 +513,8 @@ class Remote:
             result = dec.dec(reply["ok"]) if "exc" not in reply else None
             for target, new in updates:   # in place: inner objects the test still holds stay live
                 apply_content(target, new)
-            if updates:
-                self._ns.copied_back = True  # the candidate wrote into the test's objects: retire the worker
+            if updates and not self._ns.copied_back and not made_in_this_worker([t for t, _ in updates]):
+                self._ns.copied_back = True  # the candidate wrote into an object that outlives the job
         except (Unencodable, KeyError, IndexError, TypeError, ValueError, RecursionError) as e:
             raise ProtocolViolation(f"malformed reply: {type(e).__name__}") from None
         if "exc" in reply:
@@ -536,6 +536,22 @@ def _exchange(chan, payload):
     if not isinstance(reply, dict):
         raise ProtocolViolation("reply is not an object")
     return reply
+
+
+def made_in_this_worker(objects) -> bool:
+    """Whether every one of `objects` was created in this test worker (as the test's own literals are),
+    rather than inherited from the zygote (a module's list, say), which froze everything it had before
+    forking: inherited objects are in the permanent generation, the worker's own in the young ones.
+    An object the collector does not track (a dict of scalars, a bytearray) cannot be told: no."""
+    import gc
+    if not all(map(gc.is_tracked, objects)):
+        return False
+    wanted = {id(o) for o in objects}
+    for generation in (0, 1, 2):
+        wanted.difference_update(map(id, gc.get_objects(generation)))
+        if not wanted:
+            return True
+    return False
 
 
 class TestNamespace(dict):
@@ -686,7 +702,8 @@ class StateProbe:
     """What a job could leave behind in the test process that a later job would see. Taken when a test
     worker starts (a fresh fork of the zygote) and compared after every job; anything changed, the worker
     answers and ends, and the next job gets a fresh fork. The candidate's only way into the test's
-    objects, copy-back, always retires the worker (TestNamespace.copied_back). What the test code itself
+    objects, copy-back, retires the worker unless every object it changed was made in this worker
+    (TestNamespace.copied_back, made_in_this_worker). What the test code itself
     does is checked as far as it is cheap to see: imports, the recursion limit, cwd, umask, environment,
     sys.path, the standard streams, builtins, rebinding in modules it imported, threads, child processes,
     alarms and signal handlers. The global random generator is put back as it was after every job (reset),
@@ -812,6 +829,9 @@ def check(candidate):
 """
 
 
+TESTER_WARM_UP_ROUNDS = 4  # each round is a test of ~10 calls: enough to specialise the proxy's code
+
+
 def warm_up_tests(cache):
     """Run a fixed test of ours against WARM_UP_PROGRAM (served from a thread) in the zygote, so that what
     every test worker runs is compiled and specialised once, before the first fork."""
@@ -849,7 +869,7 @@ def tester_main(memory_mb):
         except ImportError:
             pass
     ctl = socket.socket(fileno=3)
-    for _ in range(WARM_UP_ROUNDS):
+    for _ in range(TESTER_WARM_UP_ROUNDS):
         warm_up_tests({})
     gc.collect()
     gc.freeze()
@@ -1031,8 +1051,9 @@ def _spawn_candidate(workdir, limits, keep):
         # The kernel's OOM killer takes the candidate (and whatever it forks) first, never the supervisor,
         # forkserver or tester: memory a candidate holds outside its address space (memfd, shared memory)
         # can reach the container's limit. Raising it is allowed to anyone; the candidate cannot lower it.
-        with open("/proc/self/oom_score_adj", "w") as f:
-            f.write("1000")
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)  # not open(): no I/O stack in a fresh child
+        os.write(fd, b"1000")
+        os.close(fd)
         mem = limits["memory_mb"] * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         cpu = int(limits["cpu_time_s"])

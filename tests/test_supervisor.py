@@ -3,6 +3,7 @@ Its behaviour in a container is tested in test_sandbox.py against the real engin
 
 import json
 import math
+import sys
 
 import pytest
 
@@ -252,3 +253,44 @@ def test_removing_a_tree_deeper_than_the_stack_and_path_max(supervisor_module, t
     assert supervisor_module.remove_tree(str(top), time.monotonic() + 60)
     assert not top.exists() and (tmp_path / "keep").exists()
     assert supervisor_module.remove_tree(str(tmp_path / "absent"), time.monotonic() + 1)
+
+
+def test_a_test_worker_sees_what_a_job_left_in_its_state(supervisor_module, monkeypatch):
+    """Regression for state carried between jobs in a pooled container: whatever a job changes that the
+    probe can see retires the worker; the global random generator is put back instead."""
+    import gc
+    import importlib
+    import math
+    import random
+    import threading
+    sup = supervisor_module
+    for name in sup.PRELOAD:
+        importlib.import_module(name)
+    probe = sup.StateProbe(sup._module_fingerprints())
+    ns = {"math": math}
+    assert probe.changed(ns) == ""
+    monkeypatch.setenv("PASSK_PROBE_TEST", "1")
+    assert probe.changed(ns) == "interpreter state"
+    monkeypatch.delenv("PASSK_PROBE_TEST")
+    monkeypatch.setattr(math, "tau", 6)
+    assert probe.changed(ns) == "module attributes"
+    monkeypatch.undo()
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()
+    try:
+        assert probe.changed({}) == "threads"
+    finally:
+        stop.set()
+        thread.join()
+    first = random.random()
+    probe.reset()
+    assert random.random() == first and probe.changed({}) == ""
+    gc.collect()
+    gc.freeze()  # as the zygote does before it forks: what exists now is inherited, not the job's own
+    try:
+        assert sup.made_in_this_worker([[1, 2]])           # a literal the test made in this job
+        assert not sup.made_in_this_worker([sys.path])     # an object that outlives every job
+        assert not sup.made_in_this_worker([{"k": 1}])     # untracked by the collector: cannot tell
+    finally:
+        gc.unfreeze()
