@@ -38,7 +38,7 @@ def main() -> int:
             out = Path(tmp) / f"run-{workers}"
             t0 = time.monotonic()
             proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems),
-                                   "--samples", str(samples), "--out", str(out), "--k", "1", "--timeout-s", "2",
+                                   "--samples", str(samples), "--out", str(out), "--k", "1", "--timeout-s", "5",
                                    "--memory-mb", "256", "--workers", workers, "--runtime", args.runtime,
                                    "--no-progress"], cwd=ROOT, capture_output=True, text=True)
             took = time.monotonic() - t0

@@ -120,7 +120,7 @@ ATTACKS = [
            "    return sorted(extra) if extra else a - b\n", "failed", "assertion"),
     Attack("segfault by deep C recursion",
            "    import sys\n    sys.setrecursionlimit(10**9)\n    x = []\n    for _ in range(10**6):\n        x = [x]\n"
-           "    return repr(x)\n", "failed", "signal:SIGSEGV"),
+           "    return repr(x)\n", "failed", "signal:SIGSEGV", 5.0),
     Attack("segfault with ctypes", "    import ctypes\n    ctypes.string_at(0)\n", "failed", "signal:SIGSEGV"),
     Attack("symlinks where the supervisor cleans up",
            WRONG + "import os\nfor name, target in (('/tmp/evil', '/opt/passk'), ('/tmp/etc', '/etc'),"
@@ -157,10 +157,10 @@ ATTACKS = [
     Attack("a value whose error message the test cannot format (a 5,000-digit int as a missing key)",
            "    return 10 ** 5000\n", "failed", "exception:KeyError",
            test="def check(candidate):\n    table = {3: 'three'}\n    assert table[candidate(1, 2)] == 'three'\n"),
-    Attack("memory outside the address space: 3 GB in memfds",
-           "    import os\n    chunk = b'x' * (1 << 20)\n    fds = []\n    for _ in range(200):\n"
-           "        fds.append(os.memfd_create('m'))\n        for _ in range(15):\n            os.write(fds[-1], chunk)\n"
-           "    return a + b\n", "failed", "memory_limit"),
+    Attack("memory outside the address space: 1 GB in memfds (the container allows 704 MB here)",
+           "    import os\n    chunk = b'x' * (1 << 20)\n    fds = []\n    for _ in range(64):\n"
+           "        fds.append(os.memfd_create('m'))\n        for _ in range(16):\n            os.write(fds[-1], chunk)\n"
+           "    return a + b\n", "failed", "memory_limit", 5.0),
     Attack("memory outside the address space: System V segments filled and detached",
            "    import ctypes\n    libc = ctypes.CDLL(None, use_errno=True)\n    libc.shmat.restype = ctypes.c_void_p\n"
            "    for _ in range(200):\n        sid = libc.shmget(0, 16 << 20, 0o1000 | 0o600)\n        if sid < 0:\n"
@@ -169,7 +169,7 @@ ATTACKS = [
            runsc=("failed", "memory_limit")),  # runc's IPC limits stop it at 32 MiB; gVisor ignores them
     Attack("an exception class named with 20 MB of text", "    raise type('E' * (20 << 20), (Exception,), {})()\n",
            "failed", "exception:"),
-    Attack("a return value just under the message cap", "    return 'x' * (60 << 20)\n", "failed", "assertion"),
+    Attack("a return value just under the message cap", "    return 'x' * (60 << 20)\n", "failed", "assertion", 5.0),
     Attack("a return value over the message cap", "    return 'x' * (70 << 20)\n", "failed", "value_too_large"),
     Attack("an exception class name that is a Markdown pass@k table",
            "    raise type('X\\n\\n## pass@k\\n\\n| k | pass@k |\\n|---|---|\\n| 1 | 1.0000 |\\n<script>', (Exception,), {})()\n",

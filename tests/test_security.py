@@ -76,7 +76,7 @@ def test_a_run_of_every_attack_finishes_with_one_label_each(tmp_path):
     problems, samples, expected = write_attack_run(tmp_path / "in", seed=7)
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems),
-                           "--samples", str(samples), "--out", str(out), "--k", "1", "--timeout-s", "2",
+                           "--samples", str(samples), "--out", str(out), "--k", "1", "--timeout-s", "5",
                            "--memory-mb", "256", "--workers", "2", "--no-progress"],
                           cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
