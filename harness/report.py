@@ -209,32 +209,23 @@ def _md(value) -> str:
     return text.markdown_inline(str(value))
 
 
-def _md_parts(parts) -> str:
-    out = []
-    for part in parts:
-        if isinstance(part, Strong):
-            out.append(f"**{_md(part)}**")
-        elif isinstance(part, Code):
-            out.append(f"<code>{_md(part)}</code>")  # escaped inside: a code span cannot be closed early
-        else:
-            out.append(_md(part))
-    return "".join(out)
-
-
 def _h(value) -> str:
     return html.escape(text.terminal(str(value), text.DETAIL_CHARS))
 
 
+def _render_parts(parts, escape, strong: str, code: str) -> str:
+    """Inline parts, each escaped for the target; only the wrappers (ours) are markup. In Markdown the
+    code wrapper is an HTML tag, not a backtick span, whose content could not be escaped."""
+    return "".join(strong.format(escape(p)) if isinstance(p, Strong) else
+                   code.format(escape(p)) if isinstance(p, Code) else escape(p) for p in parts)
+
+
+def _md_parts(parts) -> str:
+    return _render_parts(parts, _md, "**{}**", "<code>{}</code>")
+
+
 def _h_parts(parts) -> str:
-    out = []
-    for part in parts:
-        if isinstance(part, Strong):
-            out.append(f"<strong>{_h(part)}</strong>")
-        elif isinstance(part, Code):
-            out.append(f"<code>{_h(part)}</code>")
-        else:
-            out.append(_h(part))
-    return "".join(out)
+    return _render_parts(parts, _h, "<strong>{}</strong>", "<code>{}</code>")
 
 
 def build_report(run_dir) -> tuple[str, str]:
