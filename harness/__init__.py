@@ -4,13 +4,15 @@ __version__ = "0.1.0"
 
 from .config import Limits, RunConfig, SandboxSettings  # noqa: E402
 from .errors import HarnessError, InputError, PasskError, SandboxUnavailableError  # noqa: E402
+from .evaluator import Evaluator  # noqa: E402
 from .problems import Problem, load_problems  # noqa: E402
 from .results import ResultRow, read_rows  # noqa: E402
 from .runner import evaluate  # noqa: E402
 from .samples import Sample, load_samples  # noqa: E402
-from .scoring import pass_at_k, pass_at_k_exact, score_rows  # noqa: E402
+from .scoring import pass_at_k, pass_at_k_exact, score_counts, score_rows  # noqa: E402
 
 __all__ = [
+    "Evaluator",
     "HarnessError",
     "InputError",
     "Limits",
@@ -28,5 +30,6 @@ __all__ = [
     "pass_at_k",
     "pass_at_k_exact",
     "read_rows",
+    "score_counts",
     "score_rows",
 ]

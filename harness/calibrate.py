@@ -25,10 +25,13 @@ def canonical_jobs(problems: dict[str, Problem], repeats: int, limits: Limits | 
     return jobs
 
 
-def measure_canonical(problems: dict[str, Problem], base: Limits, settings: SandboxSettings, repeats: int) -> dict:
-    """Per task: the canonical solution's median wall time and whether it passed every time."""
+def measure_canonical(problems: dict[str, Problem], base: Limits, settings: SandboxSettings, repeats: int,
+                      evaluator=None) -> dict:
+    """Per task: the canonical solution's median wall time and whether it passed every time. With an
+    `evaluator` (started), in its warm containers."""
     rows = []
-    execute(canonical_jobs(problems, repeats), base, settings, "canonical-" + uuid.uuid4().hex, rows.append)
+    execute(canonical_jobs(problems, repeats), base, settings, "canonical-" + uuid.uuid4().hex, rows.append,
+            evaluator=evaluator)
     by_task: dict[str, list] = {}
     for r in rows:
         by_task.setdefault(r.task_id, []).append(r)
@@ -42,8 +45,8 @@ def measure_canonical(problems: dict[str, Problem], base: Limits, settings: Sand
 
 
 def calibrate(problems: dict[str, Problem], base: Limits, settings: SandboxSettings,
-              cal: CalibrationSettings) -> dict:
-    measured = measure_canonical(problems, base, settings, cal.repeats)
+              cal: CalibrationSettings, evaluator=None) -> dict:
+    measured = measure_canonical(problems, base, settings, cal.repeats, evaluator)
     table = {}
     for task_id in problems:
         m = measured.get(task_id)

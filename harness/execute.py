@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import queue
-import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
@@ -18,10 +17,10 @@ from .config import Limits, SandboxSettings
 from .constants import ERROR, LABELS, REASON_INFRASTRUCTURE
 from .errors import HarnessError, SandboxUnavailableError
 from .manifest import now
+from .progress import Progress
 from .problems import Problem
 from .results import ResultRow
 from .samples import Sample
-from .sandbox import get_backend
 
 
 # Errors the supervisor reports that are faults of the sandbox, not of the job: retried in a new container.
@@ -141,22 +140,6 @@ class Pool:
         row.finished_at = now()
         return row
 
-    def worker(self, jobs: queue.Queue, results: queue.Queue):
-        lane = Lane(self.backend, self.background)
-        try:
-            while not self.stop.is_set():
-                job = jobs.get()
-                if job is None:
-                    break
-                row = self.run_one(job, lane)
-                if row is not None:
-                    results.put(row)
-        except BaseException as e:  # handed to the main thread, which stops the run
-            results.put(e)
-        finally:
-            lane.close()
-            results.put(None)
-
 
 # A pooled container is replaced after `jobs_per_container` candidates; its successor starts this many
 # candidates earlier, in the background, so that the worker does not wait ~0.25 s for it.
@@ -217,109 +200,52 @@ class Lane:
 
 def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: str,
             on_row: Callable[[ResultRow], None], on_prepared: Callable[[dict], None] | None = None,
-            progress: bool = False, total: int | None = None, initial: int = 0) -> dict:
+            progress: str = "quiet", total: int | None = None, initial: int = 0, evaluator=None) -> dict:
     """Run `jobs` and hand each row to `on_row` (in the calling thread) as it finishes. Containers are
     sized by `base`; a job may carry stricter or equal limits of its own. Returns the backend's facts.
+    With `evaluator` (started, owned by the caller) its warm containers are used and left running.
     On Ctrl-C the jobs already running finish and are handed over, then KeyboardInterrupt propagates."""
-    backend = get_backend(settings.backend)(run_id, base, settings)
+    from .evaluator import Evaluator, Stopped
+
+    ev = evaluator or Evaluator(base, settings, run_id=run_id)
     try:
-        facts = backend.prepare()
+        facts = ev.start()
         if on_prepared is not None:
             on_prepared(facts)
-        if jobs:
-            pool = Pool(backend, base, settings, facts)
-            try:
-                _drive(pool, jobs, settings.workers, on_row, progress, total if total is not None else len(jobs),
-                       initial)
-            finally:
-                pool.background.shutdown(wait=True)  # every retired container is removed before we return
+        if not jobs:
+            return facts
+        bar = Progress(total if total is not None else len(jobs), initial, progress)
+        done: queue.Queue = queue.Queue()
+        for job in jobs:
+            ev.submit_job(job).add_done_callback(done.put)
+        left = len(jobs)
+
+        def take(future) -> None:
+            if future.cancelled() or isinstance(future.exception(), Stopped):
+                return
+            if future.exception() is not None:
+                raise future.exception()
+            row = future.result()
+            on_row(row)
+            bar.update(row.status)
+
+        try:
+            while left:
+                future = done.get()
+                left -= 1
+                take(future)
+        except KeyboardInterrupt:
+            bar.note("passk: interrupted; finishing the candidates already running…")
+            ev.interrupt()
+            while True:  # every job that was running has finished: keep its row
+                try:
+                    take(done.get_nowait())
+                except queue.Empty:
+                    break
+            raise
+        finally:
+            bar.close()
         return facts
     finally:
-        backend.close()
-
-
-def _progress(total: int, initial: int, enabled: bool):
-    if not enabled:
-        return None
-    from tqdm import tqdm
-    return tqdm(total=total, initial=initial, unit="cand", dynamic_ncols=True, file=sys.stderr, disable=None)
-
-
-def _drive(pool: Pool, pending: list[Job], workers: int, on_row, progress: bool, total: int, initial: int) -> None:
-    workers = min(workers, len(pending))
-    jobs: queue.Queue = queue.Queue(maxsize=2 * workers)
-    results: queue.Queue = queue.Queue()
-    threads = [threading.Thread(target=pool.worker, args=(jobs, results), daemon=True) for _ in range(workers)]
-    for t in threads:
-        t.start()
-
-    def feed():
-        for job in pending:
-            while not pool.stop.is_set():
-                try:
-                    jobs.put(job, timeout=0.2)
-                    break
-                except queue.Full:
-                    continue
-        for _ in threads:
-            while True:
-                try:
-                    jobs.put(None, timeout=0.2)
-                    break
-                except queue.Full:
-                    if pool.stop.is_set():
-                        _drain(jobs)
-    threading.Thread(target=feed, daemon=True).start()
-    bar = _progress(total, initial, progress)
-    counts = {label: 0 for label in LABELS}
-    fatal: BaseException | None = None
-    finished_workers = 0
-    try:
-        while finished_workers < len(threads):
-            try:
-                item = results.get(timeout=0.5)
-            except queue.Empty:
-                continue
-            if item is None:
-                finished_workers += 1
-            elif isinstance(item, BaseException):
-                fatal = fatal or item
-                pool.stop.set()
-            else:
-                on_row(item)
-                counts[item.status] += 1
-                if bar is not None:
-                    bar.update(1)
-                    bar.set_postfix(counts, refresh=False)
-    except KeyboardInterrupt:
-        pool.stop.set()
-        print("\npassk: interrupted; finishing the candidates already running…", file=sys.stderr)
-        _finish_after_stop(results, on_row, len(threads) - finished_workers)
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-    if fatal is not None:
-        raise fatal
-
-
-def _drain(q: queue.Queue) -> None:
-    try:
-        while True:
-            q.get_nowait()
-    except queue.Empty:
-        pass
-
-
-def _finish_after_stop(results: queue.Queue, on_row, remaining_workers: int) -> None:
-    """After Ctrl-C: keep every row that still arrives, then return once the workers are gone."""
-    deadline = time.monotonic() + 60
-    while remaining_workers and time.monotonic() < deadline:
-        try:
-            item = results.get(timeout=0.5)
-        except queue.Empty:
-            continue
-        if item is None or isinstance(item, BaseException):
-            remaining_workers -= item is None
-        else:
-            on_row(item)
+        if evaluator is None:
+            ev.close()

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .calibrate import calibrate, calibrated_limits
 from .config import RunConfig
 from .constants import MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
 from .errors import InputError
+from .evaluator import Evaluator
 from .execute import Job, execute
 from .jsonl import sha256_path
 from .manifest import base_manifest, now, write_json
@@ -30,6 +31,7 @@ class RunOutcome:
     ran: int
     reused: int
     errors_remaining: int
+    ignored: list = field(default_factory=list)   # what the samples directory held that is not a sample
 
 
 def build_jobs(problems: dict[str, Problem], samples: list[Sample], cfg: RunConfig,
@@ -73,54 +75,73 @@ def _check_resume(out: Path, config: dict, inputs: dict) -> dict | None:
     for name in ("problems", "samples"):
         if old.get("inputs", {}).get(name, {}).get("sha256") != inputs[name]["sha256"]:
             raise InputError(f"{out}: holds a run on different {name} (sha256 differs); use another --out")
-    if _comparable(old.get("config", {})) != _comparable(config):
-        raise InputError(f"{out}: holds a run with different settings (see its {MANIFEST_FILE}); use another --out")
+    changed = _differences(_comparable(old.get("config", {})), _comparable(config))
+    if changed:
+        shown = "; ".join(changed[:5]) + (f"; and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise InputError(f"{out}: holds a run with different settings ({shown}); use another --out, or the "
+                         "same settings to resume it")
     return old
 
 
-def evaluate(cfg: RunConfig, progress: bool = True, calibration: dict | None = None) -> RunOutcome:
+def _differences(before: dict, now: dict, prefix: str = "") -> list[str]:
+    """`key: before → now` for every setting that differs, with dotted keys."""
+    out = []
+    for key in sorted(set(before) | set(now), key=str):
+        a, b = before.get(key, "<unset>"), now.get(key, "<unset>")
+        name = f"{prefix}{key}"
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += _differences(a, b, name + ".")
+        elif a != b:
+            out.append(f"{name}: {json.dumps(a)} then, {json.dumps(b)} now")
+    return out
+
+
+def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | None = None) -> RunOutcome:
     """Run every candidate not yet finished in cfg.out, then score. `calibration` (per-task limits from
     an earlier run's manifest) is used instead of measuring again, so a reproduction runs under the
-    same limits."""
+    same limits. The sandbox is prepared (engine, runtime, image) before anything is written: settings
+    that cannot work leave no run directory behind."""
     out = Path(cfg.out)
     problems = load_problems(cfg.problems)
     samples = load_samples(cfg.samples, problems, cfg.generation)
     inputs = input_hashes(cfg)
     config = cfg.to_dict()
-    out.mkdir(parents=True, exist_ok=True)
     old = _check_resume(out, config, inputs)
-    store = ResultStore(out / RESULTS_FILE)
-    manifest = old or {**base_manifest(config, inputs), "run_id": uuid.uuid4().hex, "started_at": now()}
-    manifest["config"] = config  # the latest resolved config (k and scoring may change on resume)
-    write_json(out / MANIFEST_FILE, manifest)  # before anything can fail, so a rerun resumes
-    if cfg.calibration is not None:
-        calibration = manifest.get("calibration") or calibration
-        if calibration is None:
-            calibration = calibrate(problems, cfg.limits, cfg.sandbox, cfg.calibration)
-        manifest["calibration"] = calibration
-    jobs = build_jobs(problems, samples, cfg, calibration if cfg.calibration is not None else None)
-    done = store.finished()
-    pending = [j for j in jobs if j.key not in done]
-    reused = len(jobs) - len(pending)
-
-    def prepared(facts: dict) -> None:
-        if "sandbox" in manifest and manifest["sandbox"].get("image_id") != facts["image_id"]:
-            raise InputError(f"{out}: was started with image {manifest['sandbox'].get('image_id')}, "
+    run_id = old["run_id"] if old and old.get("run_id") else uuid.uuid4().hex
+    with Evaluator(cfg.limits, cfg.sandbox, run_id=run_id) as ev:
+        facts = ev.facts
+        if old and "sandbox" in old and old["sandbox"].get("image_id") != facts["image_id"]:
+            raise InputError(f"{out}: was started with image {old['sandbox'].get('image_id')}, "
                              f"now {facts['image_id']}; labels would not be comparable; use another --out")
+        out.mkdir(parents=True, exist_ok=True)
+        store = ResultStore(out / RESULTS_FILE)
+        manifest = old or {**base_manifest(config, inputs), "run_id": run_id, "started_at": now()}
+        manifest["config"] = config  # the latest resolved config (k and scoring may change on resume)
+        if samples.ignored:
+            manifest["inputs"]["samples"]["ignored"] = samples.ignored[:200]
         manifest["sandbox"] = {k: v for k, v in facts.items() if k != "swept_containers"}
-        write_json(out / MANIFEST_FILE, manifest)
-
-    try:
-        if pending:
-            facts = execute(pending, cfg.limits, cfg.sandbox, manifest["run_id"], store.append, prepared,
-                            progress=progress, total=len(jobs), initial=reused)
+        write_json(out / MANIFEST_FILE, manifest)  # before anything can fail, so a rerun resumes
+        try:
+            if cfg.calibration is not None:
+                calibration = manifest.get("calibration") or calibration
+                if calibration is None:
+                    calibration = calibrate(problems, cfg.limits, cfg.sandbox, cfg.calibration, evaluator=ev)
+                manifest["calibration"] = calibration
+                write_json(out / MANIFEST_FILE, manifest)
+            jobs = build_jobs(problems, samples, cfg, calibration if cfg.calibration is not None else None)
+            done = store.finished()
+            pending = [j for j in jobs if j.key not in done]
+            reused = len(jobs) - len(pending)
+            if pending:
+                execute(pending, cfg.limits, cfg.sandbox, run_id, store.append, progress=progress,
+                        total=len(jobs), initial=reused, evaluator=ev)
             manifest["sandbox"]["image_python"] = facts.get("image_python")
-    finally:
-        store.close()
+        finally:
+            store.close()
     score = score_rows(list(store.rows.values()), problem_ids=list(problems),
                        options=replace(cfg.scoring_options(), ks=tuple(cfg.k)))
     write_json(out / SCORE_FILE, score)
     manifest["finished_at"] = now()
     manifest["label_counts"] = score["labels"]
     write_json(out / MANIFEST_FILE, manifest)
-    return RunOutcome(out, score, len(pending), reused, score["errors_remaining"])
+    return RunOutcome(out, score, len(pending), reused, score["errors_remaining"], samples.ignored)

@@ -86,7 +86,8 @@ def test_no_engine_is_a_clear_harness_failure(tmp_path):
                           cwd=ROOT, env=env, capture_output=True, text=True)
     assert proc.returncode == 1
     assert "no Docker engine answers" in proc.stderr and "Traceback" not in proc.stderr
-    assert not (tmp_path / "out" / "results.jsonl").read_text().strip()  # nothing claimed
+    assert "passk doctor" in proc.stderr
+    assert not (tmp_path / "out").exists()  # a run that never started leaves no directory behind
     # Regression: the same command, once an engine answers, resumes instead of refusing the directory.
     again = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(DEMO_PROBLEMS),
                             "--samples", str(samples), "--out", str(tmp_path / "out"), "--no-progress"],

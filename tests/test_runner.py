@@ -61,8 +61,20 @@ def test_rerun_into_the_same_directory_reuses_every_row(demo_run):
 def test_resume_refuses_different_settings(demo_run):
     out, _ = demo_run
     changed = RunConfig(**{**config(out).__dict__, "limits": Limits(timeout_s=2.0, memory_mb=256)})
-    with pytest.raises(InputError, match="different settings"):
+    with pytest.raises(InputError, match=r"different settings \(limits\.timeout_s: 1\.0 then, 2\.0 now\)"):
         evaluate(changed, progress=False)
+
+
+def test_settings_that_cannot_work_leave_no_run_directory(tmp_path):
+    """Regression: a failed start left an empty run directory (and a manifest that refused the corrected
+    command)."""
+    out = tmp_path / "never"
+    with pytest.raises(InputError, match="passk-no-such-image"):
+        evaluate(config(out, image="passk-no-such-image:1"), progress=False)
+    assert not out.exists()
+    evaluate(config(out, samples=write_jsonl(tmp_path / "one.jsonl", [{"task_id": "Demo/0", "completion": "    return 1\n"}])),
+             progress=False)
+    assert len(read_rows(out / "results.jsonl")) == 1
 
 
 def test_fresh_isolation_gives_the_same_labels(tmp_path, demo_run):

@@ -1,0 +1,64 @@
+"""The Python API against the real engine: programs in memory, rows in the caller's order or as they
+finish with the caller's ids, warm containers across batches, safe for concurrent callers."""
+
+import concurrent.futures
+
+import pytest
+
+from harness import Evaluator, InputError, Limits, Problem, score_counts
+
+ADD = Problem("add/0", "def add(a, b):\n", "def check(candidate):\n    assert candidate(1, 2) == 3\n", "add")
+RIGHT = "def add(a, b):\n    return a + b\n"
+WRONG = "def add(a, b):\n    return a - b\n"
+LOOP = "def add(a, b):\n    while True:\n        pass\n"
+
+
+@pytest.fixture(scope="module")
+def ev():
+    with Evaluator(Limits(timeout_s=1.0, memory_mb=256), workers=2) as evaluator:
+        yield evaluator
+
+
+@pytest.mark.docker
+def test_rows_come_back_in_the_callers_order(ev):
+    rows = ev.evaluate([(ADD, WRONG), (ADD, LOOP), (ADD, RIGHT), (ADD, "def add(a, b):\n    return a +\n")])
+    assert [(r.status, r.reason) for r in rows] == [
+        ("failed", "assertion"), ("timed_out", "wall_time_limit"), ("passed", "tests_completed"),
+        ("failed", "syntax_error")]
+    assert all(r.limits["timeout_s"] == 1.0 and r.limits["image_id"] for r in rows)
+
+
+@pytest.mark.docker
+def test_stream_yields_the_callers_ids_as_rows_finish(ev):
+    got = dict(ev.stream([("slow", ADD, LOOP), ("a", ADD, RIGHT), ("b", ADD, WRONG)]))
+    assert {k: r.status for k, r in got.items()} == {"slow": "timed_out", "a": "passed", "b": "failed"}
+
+
+@pytest.mark.docker
+def test_concurrent_callers_each_get_their_own_results_and_containers_stay_warm(ev):
+    def batch(i):
+        program = RIGHT if i % 2 else WRONG
+        return [r.status for r in ev.evaluate([(ADD, program)] * 5)]
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(batch, range(8)))
+    assert results == [["failed"] * 5 if i % 2 == 0 else ["passed"] * 5 for i in range(8)]
+    assert ev.facts["runtime"] == "runc"
+
+
+def test_unknown_options_are_refused_by_name():
+    with pytest.raises(InputError, match="unknown option.*timeout"):
+        Evaluator(timeout=3)
+
+
+@pytest.mark.docker
+def test_a_setting_that_cannot_work_fails_at_start():
+    with pytest.raises(InputError, match="passk-no-such-image"):
+        with Evaluator(image="passk-no-such-image:1"):
+            pass
+
+
+def test_scoring_plain_counts():
+    score = score_counts({"a": (10, 3), "b": (10, 0)}, ks=(1, 5, 20))
+    assert score["pass_at_k_exact"] == {"1": "3/20", "5": "11/24"}
+    assert "needs n ≥ 20" in score["omitted_k"]["20"]
+    assert score_counts([(1, 1), (1, 0), (1, 1)], ks=(1,))["pass_at_k_tasks"] == {"1": "2/3"}
