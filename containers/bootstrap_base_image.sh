@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build a minimal Debian + python3 base image without a container registry:
 # debootstrap a bookworm root filesystem from the Debian mirror apt already uses, then `docker import`.
-# Usage: bash scripts/bootstrap_base_image.sh [TAG]   (default tag: passk-base:bookworm)
+# Usage: bash bootstrap_base_image.sh [TAG]   (default tag: passk-base:bookworm)
 # Machines that can reach a registry do not need this: build with --base-image python:3.11-slim.
 set -euo pipefail
 tag="${1:-passk-base:bookworm}"

@@ -10,6 +10,7 @@ import signal
 import sys
 from pathlib import Path
 
+from . import __version__
 from .config import Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
 from .constants import DEFAULT_K, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES
 from .errors import InputError, PasskError
@@ -48,76 +49,111 @@ def _scoring_options(args, exclude_errors=False):
                           seed=args.seed, bootstrap=args.bootstrap, exclude_errors=exclude_errors)
 
 
+def _quiet_args(p) -> None:
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+                   help="no progress on stderr (by default: a bar on a terminal, else a status line every 5 s)")
+
+
+def _workers_default() -> int:
+    return os.cpu_count() or 1
+
+
+class _Help(argparse.HelpFormatter):
+    """Every option's help ends with its default, where it has one."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if (action.required or action.default is None or action.default is False
+                or action.default is argparse.SUPPRESS or "%(default)" in text or not action.option_strings):
+            return text
+        return text + " (default: %(default)s)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="passk", description="Run generated code in hardened containers and score pass@k.")
+    p = _Parser(prog="passk", description="Run generated code in hardened containers and score pass@k.",
+                formatter_class=_Help)
+    p.add_argument("--version", action="version", version=f"passk {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    ev = sub.add_parser("evaluate", help="run every candidate and score the run")
+    def command(name, text):
+        return sub.add_parser(name, help=text, description=text, formatter_class=_Help)
+
+    ev = command("evaluate", "run every candidate and score the run")
     ev.add_argument("--problems", required=True, help="problem set: HumanEval-format .jsonl or .jsonl.gz")
     ev.add_argument("--samples", required=True, help="candidates: .jsonl(.gz) or a directory DIR/<task>/<file>.py")
-    ev.add_argument("--out", required=True, help="output directory (an existing one is resumed)")
+    ev.add_argument("--out", required=True, help="output directory (an existing one of the same run is resumed)")
     ev.add_argument("--k", default=",".join(map(str, DEFAULT_K)), help="k values, e.g. 1,10,100")
-    ev.add_argument("--timeout-s", type=_positive(float), default=Limits.timeout_s)
-    ev.add_argument("--memory-mb", type=_positive(int), default=Limits.memory_mb)
+    ev.add_argument("--timeout-s", type=_positive(float), default=Limits.timeout_s,
+                    help="wall-clock limit of a candidate and its tests, in seconds")
+    ev.add_argument("--memory-mb", type=_positive(int), default=Limits.memory_mb,
+                    help="address-space limit of the candidate (and of the test process), in MB")
     ev.add_argument("--cpus", type=_positive(float), default=Limits.cpus, help="CPU quota of each container")
-    ev.add_argument("--pids", type=_positive(int), default=Limits.pids)
-    ev.add_argument("--output-bytes", type=_positive(int), default=Limits.output_bytes)
-    ev.add_argument("--workers", type=_positive(int), default=os.cpu_count() or 1)
-    ev.add_argument("--runtime", choices=RUNTIMES, default="runc")
-    ev.add_argument("--isolation", choices=ISOLATIONS, default="pooled")
+    ev.add_argument("--pids", type=_positive(int), default=Limits.pids, help="processes a candidate may have")
+    ev.add_argument("--output-bytes", type=_positive(int), default=Limits.output_bytes,
+                    help="stdout + stderr a candidate may write")
+    ev.add_argument("--workers", type=_positive(int), default=_workers_default(),
+                    help="candidates run at once, each worker with its own warm container (default: CPU count)")
+    ev.add_argument("--runtime", choices=RUNTIMES, default="runc", help="container runtime (runsc: gVisor)")
+    ev.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
+                    help="pooled: warm containers, cleaned between candidates; fresh: a new container each")
     ev.add_argument("--base-image", default=default_base_image(),
-                    help="base image with python3 for building passk's image (e.g. python:3.11-slim)")
-    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+                    help="base image with python3 for passk's image (e.g. python:3.11-slim; env PASSK_BASE_IMAGE)")
+    _quiet_args(ev)
     _scoring_args(ev)
 
-    sc = sub.add_parser("score", help="recompute the score from results.jsonl alone (no Docker)")
+    sc = command("score", "recompute the score from results.jsonl alone (no Docker)")
     sc.add_argument("results", help="a results.jsonl file or a run directory")
-    sc.add_argument("--k", default=",".join(map(str, DEFAULT_K)))
-    sc.add_argument("--format", choices=("table", "json"), default="table")
+    sc.add_argument("--k", default=",".join(map(str, DEFAULT_K)), help="k values, e.g. 1,10,100")
+    sc.add_argument("--format", choices=("table", "json", "csv", "markdown"), default="table",
+                    help="table for a terminal; json (score.json's content); csv or markdown for papers")
     sc.add_argument("--exclude-errors", action="store_true",
                     help="score without the candidates whose status is error (recorded in the output)")
     _scoring_args(sc)
 
-    cp = sub.add_parser("compare", help="compare runs: pass@k side by side, paired differences, order changes")
+    cp = command("compare", "compare runs: pass@k side by side, paired differences, order changes")
     cp.add_argument("runs", nargs="+", help="run directories or results.jsonl files (two or more)")
     cp.add_argument("--k", default=None, help="k values (default: every k up to the smallest n, or a standard list)")
-    cp.add_argument("--format", choices=("table", "json"), default="table")
-    cp.add_argument("--seed", type=int, default=0)
-    cp.add_argument("--bootstrap", type=int, default=1000)
+    cp.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    cp.add_argument("--seed", type=int, default=0, help="seed of the paired bootstrap")
+    cp.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples over common tasks")
 
-    rp = sub.add_parser("report", help="write report.md and report.html into a run directory")
-    rp.add_argument("run_dir")
+    rp = command("report", "write report.md and report.html into a run directory")
+    rp.add_argument("run_dir", help="a run directory (holding results.jsonl)")
 
-    rn = sub.add_parser("run", help="run from a YAML config (resumes an existing output directory)")
+    rn = command("run", "run from a YAML config (resumes an existing output directory)")
     rn.add_argument("config", help="YAML run config (see configs/ and the README)")
     rn.add_argument("--out", default=None, help="output directory (overrides 'out' in the config)")
     rn.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config value, e.g. --set limits.timeout_s=5 (repeatable)")
-    rn.add_argument("--no-progress", action="store_true")
+    _quiet_args(rn)
 
-    rp2 = sub.add_parser("reproduce", help="rerun a run from its manifest and report how far labels agree")
-    rp2.add_argument("run_dir")
-    rp2.add_argument("--out", required=True)
+    rp2 = command("reproduce", "rerun a run from its manifest and report how far labels agree")
+    rp2.add_argument("run_dir", help="the run to reproduce")
+    rp2.add_argument("--out", required=True, help="where the rerun goes")
     rp2.add_argument("--force", action="store_true", help="rerun even if the inputs now hash differently")
-    rp2.add_argument("--workers", type=_positive(int), default=None)
-    rp2.add_argument("--format", choices=("table", "json"), default="table")
-    rp2.add_argument("--no-progress", action="store_true")
+    rp2.add_argument("--workers", type=_positive(int), default=None, help="workers (default: the run's own)")
+    rp2.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    _quiet_args(rp2)
 
-    au = sub.add_parser("audit", help="which labels did the limits decide? relaxed reruns, margins, canonical, flakiness")
-    au.add_argument("run_dir")
+    au = command("audit", "which labels did the limits decide? relaxed reruns, margins, canonical, flakiness")
+    au.add_argument("run_dir", help="the run to audit")
     au.add_argument("--factors", default="2,4", help="relaxation factors of the limits, e.g. 2,4")
     au.add_argument("--repeat", type=int, default=0, help="rerun timed-out and sampled candidates N times")
     au.add_argument("--sample", type=int, default=50, help="how many other candidates --repeat samples")
-    au.add_argument("--seed", type=int, default=0)
-    au.add_argument("--workers", type=_positive(int), default=None)
-    au.add_argument("--format", choices=("table", "json"), default="table")
-    au.add_argument("--no-progress", action="store_true")
+    au.add_argument("--seed", type=int, default=0, help="seed of the --repeat sample")
+    au.add_argument("--workers", type=_positive(int), default=None, help="workers (default: the run's own)")
+    au.add_argument("--format", choices=("table", "json"), default="table", help="output format")
+    _quiet_args(au)
 
-    im = sub.add_parser("images", help="manage passk's sandbox images")
-    im_sub = im.add_subparsers(dest="images_command", required=True, parser_class=_Parser)
-    b = im_sub.add_parser("build", help="build passk's image from containers/")
-    b.add_argument("--base-image", default=default_base_image())
-    b.add_argument("--rebuild", action="store_true")
+    im = command("images", "manage passk's sandbox images")
+    im_sub = im.add_subparsers(dest="images_command", required=True, parser_class=_Parser,
+                               help="build: make passk's sandbox image")
+    b = im_sub.add_parser("build", help="build passk's image from its container sources", formatter_class=_Help)
+    b.add_argument("--base-image", default=default_base_image(), help="base image with python3")
+    b.add_argument("--rebuild", action="store_true", help="build even if the image exists")
+
+    dr = command("doctor", "what this machine has for running passk, what is missing, how to fix it")
+    dr.add_argument("--base-image", default=default_base_image(), help="base image to look for")
     return p
 
 
@@ -131,15 +167,19 @@ def _stop_cleanly_on_signals() -> None:
     signal.signal(signal.SIGTERM, _interrupt)
 
 
+def _progress(args) -> str:
+    return "quiet" if args.quiet else "auto"
+
+
 def cmd_run(args) -> int:
     from .config import load_config
-    return _run_config(load_config(args.config, args.set, {"out": args.out}), progress=not args.no_progress)
+    return _run_config(load_config(args.config, args.set, {"out": args.out}), progress=_progress(args))
 
 
 def cmd_reproduce(args) -> int:
     from .reproduce import format_reproduction, reproduce
     _stop_cleanly_on_signals()
-    result = reproduce(args.run_dir, args.out, force=args.force, progress=not args.no_progress, workers=args.workers)
+    result = reproduce(args.run_dir, args.out, force=args.force, progress=_progress(args), workers=args.workers)
     print(json.dumps(result, indent=2) if args.format == "json" else format_reproduction(result))
     return 0 if not result["changed"] else 1
 
@@ -154,7 +194,7 @@ def cmd_audit(args) -> int:
         raise InputError("--factors must be > 0; --repeat and --sample must be ≥ 0")
     _stop_cleanly_on_signals()
     result = audit(args.run_dir, factors, repeat=args.repeat, seed=args.seed, sample=args.sample,
-                   progress=not args.no_progress, workers=args.workers)
+                   progress=_progress(args), workers=args.workers)
     print(json.dumps(result, indent=2) if args.format == "json" else format_audit(result))
     sys.stdout.flush()
     print(f"wrote {Path(args.run_dir) / 'audit.json'} and the report's audit section", file=sys.stderr)
@@ -169,7 +209,7 @@ def cmd_evaluate(args) -> int:
                       output_bytes=args.output_bytes),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                 base_image=args.base_image))
-    return _run_config(cfg, progress=not args.no_progress)
+    return _run_config(cfg, progress=_progress(args))
 
 
 def _run_config(cfg, progress: bool) -> int:
@@ -184,18 +224,22 @@ def _run_config(cfg, progress: bool) -> int:
               "Run the same command again to resume.", file=sys.stderr)
         return 130
     print(format_summary(outcome.score))
+    if outcome.ignored:
+        from . import text
+        shown = ", ".join(outcome.ignored[:10]) + (f" and {len(outcome.ignored) - 10} more" if len(outcome.ignored) > 10 else "")
+        print(text.terminal(f"ignored in the samples directory (not samples): {len(outcome.ignored)}: {shown}", 2000))
     print(f"ran {outcome.ran} candidates, reused {outcome.reused} from an earlier run; results in {outcome.out_dir}")
     if outcome.errors_remaining:
-        print(f"passk: {outcome.errors_remaining} candidates could not be run (status error); "
-              "run the same command again to retry them", file=sys.stderr)
+        from .scoring import errors_text
+        print(f"passk: {errors_text(outcome.errors_remaining, outcome.score['errors_permanent'])}", file=sys.stderr)
         return 1
     return 0
 
 
 def cmd_score(args) -> int:
-    from .report import format_summary
+    from .report import format_score, format_summary
     from .results import read_rows
-    from .scoring import score_rows
+    from .scoring import errors_text, score_rows
 
     path = Path(args.results)
     run_dir = path if path.is_dir() else path.parent
@@ -213,11 +257,13 @@ def cmd_score(args) -> int:
                        options=_scoring_options(args, exclude_errors=args.exclude_errors))
     if args.format == "json":
         print(json.dumps(score, indent=2, ensure_ascii=False))
-    else:
+    elif args.format == "table":
         print(format_summary(score))
+    else:
+        print(format_score(score, args.format))
     if score["errors_remaining"]:
-        print(f"passk: {score['errors_remaining']} candidates have status error; pass@k is not reported "
-              "until they are rerun, or --exclude-errors is given", file=sys.stderr)
+        print(f"passk: pass@k is not reported: {errors_text(score['errors_remaining'], score['errors_permanent'])}",
+              file=sys.stderr)
         return 1
     return 0
 
@@ -262,12 +308,20 @@ def cmd_images(args) -> int:
     return 0
 
 
+def cmd_doctor(args) -> int:
+    from .doctor import checks, format_checks, healthy
+
+    found = checks(args.base_image)
+    print(format_checks(found))
+    return 0 if healthy(found) else 1
+
+
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
         handler = {"evaluate": cmd_evaluate, "run": cmd_run, "reproduce": cmd_reproduce, "audit": cmd_audit,
                    "score": cmd_score, "compare": cmd_compare, "report": cmd_report,
-                   "images": cmd_images}[args.command]
+                   "images": cmd_images, "doctor": cmd_doctor}[args.command]
         return handler(args)
     except PasskError as e:
         print(f"passk: {e}", file=sys.stderr)

@@ -14,6 +14,10 @@ VERDICTS = (PASSED, FAILED, TIMED_OUT)
 
 # Reasons the harness itself assigns (the supervisor assigns the others; see README).
 REASON_INFRASTRUCTURE = "infrastructure"
+# `error` reasons that a rerun cannot change: the problem, not the sandbox, is at fault. Such a row is
+# final (a resume does not rerun it) and blocks pass@k like any error until the problem is fixed or the
+# run is scored with --exclude-errors.
+PERMANENT_ERRORS = ("unsupported_test_argument", "problem_error")
 
 # Run directory layout.
 RESULTS_FILE = "results.jsonl"

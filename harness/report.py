@@ -3,9 +3,11 @@ report.md / report.html for a run directory."""
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 from . import text
@@ -20,11 +22,12 @@ def format_summary(score: dict) -> str:
     lines.append("labels  " + "  ".join(f"{label} {score['labels'].get(label, 0)}" for label in LABELS))
     if score["pass_at_k"]:
         lines.append("")
-        lines.append(f"{'k':>5}  {'pass@k':>8}  {'SE':>7}  {'95% CI':>17}  exact")
+        lines.append(f"{'k':>5}  {'pass@k':>8}  {'SE':>7}  {'95% CI':>17}  {'of tasks':>12}  exact")
         for k, value in score["pass_at_k"].items():
             u = score.get("pass_at_k_uncertainty", {}).get(k, {})
             ci = f"[{u['ci95'][0]:.4f}, {u['ci95'][1]:.4f}]" if u.get("ci95") else "-"
-            lines.append(f"{k:>5}  {value:>8.4f}  {u.get('se', 0):>7.4f}  {ci:>17}  {score['pass_at_k_exact'][k]}")
+            lines.append(f"{k:>5}  {value:>8.4f}  {u.get('se', 0):>7.4f}  {ci:>17}  "
+                         f"{score.get('pass_at_k_tasks', {}).get(k, '-'):>12}  {score['pass_at_k_exact'][k]}")
     for k, why in score["omitted_k"].items():
         lines.append(f"omitted pass@{k}: {why}")
     for k, sub in score.get("pass_at_k_subset", {}).items():
@@ -43,11 +46,61 @@ def format_summary(score: dict) -> str:
         lines.append(f"pooled candidate pass rate {pooled['value']:.4f} ({pooled['exact']}) — {pooled['note']}")
     if score.get("excluded_errors"):
         lines.append(f"excluded {score['excluded_errors']} error rows at the user's request (--exclude-errors)")
+    hint = input_hint(score)
+    if hint:
+        lines.append(hint)
     missing = score.get("tasks_without_samples")
     if missing:
         shown = ", ".join(missing[:10]) + (f" and {len(missing) - 10} more" if len(missing) > 10 else "")
         lines.append(f"tasks without samples (left out of the mean): {len(missing)}: {shown}")
     return text.terminal_lines(lines)
+
+
+def input_hint(score: dict) -> str:
+    """A run that is mostly syntax errors is almost always malformed input, not a bad model."""
+    syntax = score["reasons"].get("failed:syntax_error", 0)
+    total = sum(score["labels"].values())
+    if total and syntax * 2 > total:
+        return (f"hint: {syntax} of {total} candidates are syntax errors: the samples are probably malformed, "
+                "e.g. completions that repeat the whole `def` (give such programs as `solution`, not "
+                "`completion`), a markdown fence around the code, or the wrong field")
+    return ""
+
+
+SCORE_COLUMNS = ("k", "pass_at_k", "exact", "of_tasks", "se", "ci95_low", "ci95_high", "tasks", "note")
+
+
+def score_table(score: dict) -> list[list]:
+    """One row per k asked for, reported or omitted (with why), for CSV and Markdown tables."""
+    rows = []
+    ks = [str(k) for k in score.get("scoring", {}).get("ks", [])] or list(score["pass_at_k"])
+    for k in ks:
+        if k in score["pass_at_k"]:
+            u = score.get("pass_at_k_uncertainty", {}).get(k, {})
+            ci = u.get("ci95") or [None, None]
+            rows.append([k, f"{score['pass_at_k'][k]:.6f}", score["pass_at_k_exact"][k],
+                         score.get("pass_at_k_tasks", {}).get(k, ""), f"{u.get('se', 0):.6f}",
+                         "" if ci[0] is None else f"{ci[0]:.6f}", "" if ci[1] is None else f"{ci[1]:.6f}",
+                         score["num_tasks"], ""])
+        else:
+            rows.append([k, "", "", "", "", "", "", score["num_tasks"], score["omitted_k"].get(k, "not reported")])
+    return rows
+
+
+def format_score(score: dict, fmt: str) -> str:
+    """`passk score --format csv|markdown`: pass@k per k, for papers."""
+    if fmt == "csv":
+        import csv
+        import io
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(SCORE_COLUMNS)
+        writer.writerows(score_table(score))
+        return buf.getvalue().rstrip("\n")
+    doc = Doc()
+    doc.table(["k", "pass@k", "exact", "of tasks", "SE", "95% CI low", "95% CI high", "tasks", "note"],
+              score_table(score))
+    return doc.markdown().rstrip("\n")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -56,16 +109,15 @@ def format_summary(score: dict) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def _curve(score: dict, rows) -> list[tuple[int, float, str]]:
-    from .scoring import count_tasks, fraction_text, mean_of, per_task_pass_at_k
+def _curve(score: dict, rows) -> list[tuple[int, float]]:
+    """pass@k for k = 1..min n, as floats (a chart; the exact values of the reported k are in the table)."""
+    from .scoring import count_tasks, pass_at_k
     counts = [c for c in count_tasks(rows, exclude_errors=True).values() if c.n > 0]
     if not counts or score.get("errors_remaining"):
         return []
-    out = []
-    for k in range(1, min(c.n for c in counts) + 1):
-        mean = mean_of(per_task_pass_at_k(counts, k))
-        out.append((k, float(mean), fraction_text(mean)))
-    return out
+    pairs = Counter((c.n, c.c) for c in counts)  # tasks share (n, c): each pair is computed once per k
+    return [(k, sum(pass_at_k(n, c, k) * times for (n, c), times in pairs.items()) / len(counts))
+            for k in range(1, min(c.n for c in counts) + 1)]
 
 
 def _margins(rows) -> dict:
@@ -153,6 +205,14 @@ class Doc:
     def table(self, headers: list[str], rows: list[list]) -> None:
         self.blocks.append(("table", headers, rows))
 
+    def pre(self, body: str, title: str = "") -> None:
+        """Verbatim text (code, output): escaped, never interpreted."""
+        self.blocks.append(("pre", body, title))
+
+    def details(self, summary: tuple, inner: "Doc", open_: bool = False) -> None:
+        """A section shown folded in HTML (<details>, no scripts); Markdown leaves it out."""
+        self.blocks.append(("details", summary, inner, open_))
+
     def markdown(self) -> str:
         out: list[str] = []
         for block in self.blocks:
@@ -168,6 +228,12 @@ class Doc:
                     out.append(f"- {_md_parts(parts)}")
                     out += [f"  - {_md_parts(sub)}" for sub in subs]
                 out.append("")
+            elif kind == "pre":
+                body, title = block[1], block[2]
+                fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", body)), default=0))
+                out += ([f"{_md(title)}:", ""] if title else []) + [fence, text.visible(body), fence, ""]
+            elif kind == "details":
+                continue
             else:
                 _, headers, rows = block
                 out.append("| " + " | ".join(_md(h) for h in headers) + " |")
@@ -177,7 +243,7 @@ class Doc:
                 out.append("")
         return "\n".join(out).rstrip("\n") + "\n"
 
-    def html(self) -> str:
+    def html_body(self) -> str:
         out: list[str] = []
         for block in self.blocks:
             kind = block[0]
@@ -192,17 +258,31 @@ class Doc:
                                 + (f"<ul>{''.join(f'<li>{_h_parts(s)}</li>' for s in subs)}</ul>" if subs else "")
                                 + "</li>" for parts, subs in block[1])
                 out.append(f"<ul>{items}</ul>")
+            elif kind == "pre":
+                body, title = block[1], block[2]
+                out.append((f"<div class=\"label\">{_h(title)}</div>" if title else "")
+                           + f"<pre>{html.escape(text.visible(body))}</pre>")
+            elif kind == "details":
+                _, summary, inner, open_ = block
+                out.append(f"<details{' open' if open_ else ''}><summary>{_h_parts(summary)}</summary>"
+                           f"{inner.html_body()}</details>")
             else:
                 _, headers, rows = block
                 out.append("<table><thead><tr>" + "".join(f"<th>{_h(h)}</th>" for h in headers) + "</tr></thead><tbody>"
                            + "".join("<tr>" + "".join(f"<td>{_h_parts(c if isinstance(c, tuple) else (c,))}</td>"
                                                       for c in row) + "</tr>" for row in rows)
                            + "</tbody></table>")
+        return "".join(out)
+
+    def html(self) -> str:
         style = ("body{font-family:system-ui,sans-serif;max-width:1000px;margin:2em auto;color:#222}"
                  "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
-                 "th{background:#f3f3f3}code{background:#f3f3f3;padding:0 3px}h2{margin-top:1.6em}svg{display:block}")
+                 "th{background:#f3f3f3}code{background:#f3f3f3;padding:0 3px}h2{margin-top:1.6em}svg{display:block}"
+                 "details{margin:.3em 0 .3em 1em}summary{cursor:pointer}pre{background:#f7f7f7;padding:6px;"
+                 "overflow-x:auto;max-height:24em;white-space:pre-wrap;word-break:break-all}"
+                 ".label{font-size:90%;color:#555;margin-top:.4em}")
         return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>passk report</title>"
-                f"<style>{style}</style></head><body>{''.join(out)}</body></html>\n")
+                f"<style>{style}</style></head><body>{self.html_body()}</body></html>\n")
 
 
 def _md(value) -> str:
@@ -226,6 +306,94 @@ def _md_parts(parts) -> str:
 
 def _h_parts(parts) -> str:
     return _render_parts(parts, _h, "<strong>{}</strong>", "<code>{}</code>")
+
+
+DRILL_PER_TASK = 10      # candidates shown in one task's drill-down (failures first)
+DRILL_TOTAL = 2000       # candidates shown in all drill-downs together
+CODE_CHARS = 4000        # of each candidate's program, in its drill-down
+
+
+def _load_programs(manifest: dict) -> tuple[dict, str]:
+    """{(task_id, sample_index): program} from the run's inputs, and a note when they cannot be read."""
+    from .errors import InputError
+    from .problems import load_problems
+    from .samples import load_samples
+    inputs = manifest.get("inputs", {})
+    try:
+        problems = load_problems(inputs["problems"]["path"])
+        samples = load_samples(inputs["samples"]["path"], problems, manifest.get("config", {}).get("generation"))
+    except (KeyError, TypeError, InputError, OSError) as e:
+        return {}, f"the candidates' code is not shown: the run's inputs cannot be read ({text.clean(str(e), 200)})"
+    return {(s.task_id, s.sample_index): s for s in samples}, ""
+
+
+def _why_table(rows) -> list[list]:
+    """The most common reasons candidates did not pass, each with how many and one example."""
+    from .constants import PASSED
+    groups: dict[str, list] = {}
+    for r in sorted(rows, key=lambda r: (_natural(r.task_id), r.sample_index)):
+        if r.status != PASSED:
+            groups.setdefault(f"{r.status} {r.reason or '-'}", []).append(r)
+    total = len(rows) or 1
+    out = []
+    for key, group in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:20]:
+        ex = group[0]
+        out.append([key, len(group), f"{100 * len(group) / total:.1f}%",
+                    f"{ex.task_id} #{ex.sample_index}: {text.clean(ex.detail, 160)}"])
+    return out
+
+
+_ORDER = {"failed": 0, "timed_out": 1, "error": 2, "passed": 3}
+
+
+def _drill_down(doc: "Doc", rows, programs: dict, note: str) -> None:
+    """Per task, worst first: a folded section with each shown candidate's label, reason, detail,
+    output tails and code, failures first."""
+    by_task: dict[str, list] = {}
+    for r in rows:
+        by_task.setdefault(r.task_id, []).append(r)
+
+    def badness(item):
+        task, rs = item
+        passed = sum(r.status == "passed" for r in rs)
+        return (passed / len(rs), -sum(r.status in ("timed_out", "error") for r in rs), _natural(task))
+
+    budget = DRILL_TOTAL
+    shown_tasks = 0
+    for task, rs in sorted(by_task.items(), key=badness):
+        rs.sort(key=lambda r: (_ORDER.get(r.status, 9), r.sample_index))
+        passed = sum(r.status == "passed" for r in rs)
+        inner = Doc()
+        take = rs[:min(DRILL_PER_TASK, budget)]
+        budget -= len(take)
+        inner.table(["#", "label", "reason", "wall s", "detail"],
+                    [[r.sample_index, r.status, r.reason, "-" if r.wall_s is None else f"{r.wall_s:.3f}",
+                      text.clean(r.detail, 200)] for r in take])
+        for r in take:
+            one = Doc()
+            if r.detail:
+                one.pre(r.detail, "detail")
+            if r.stdout_tail:
+                one.pre(r.stdout_tail, f"stdout (last {len(r.stdout_tail)} characters of {r.stdout_bytes} bytes)")
+            if r.stderr_tail:
+                one.pre(r.stderr_tail, f"stderr (last {len(r.stderr_tail)} characters of {r.stderr_bytes} bytes)")
+            sample = programs.get((r.task_id, r.sample_index))
+            if sample is None:
+                one.para(note or "code: not in the run's inputs")
+            else:
+                code = sample.program
+                changed = r.candidate_sha256 and sample.sha256 != r.candidate_sha256
+                title = "code" + (" (NOTE: the samples file has changed since this run)" if changed else "")
+                one.pre(code if len(code) <= CODE_CHARS else code[:CODE_CHARS] + f"\n… [{len(code) - CODE_CHARS} more characters]",
+                        title)
+            inner.details((f"#{r.sample_index} ", Strong(r.status), f" {r.reason}"), one)
+        if len(take) < len(rs):
+            inner.para(f"{len(rs) - len(take)} more candidates of this task are not shown "
+                       f"(at most {DRILL_PER_TASK} per task and {DRILL_TOTAL} in the report)")
+        doc.details((Code(task), f" — {passed}/{len(rs)} passed, "
+                     f"{sum(r.status == 'failed' for r in rs)} failed, {sum(r.status == 'timed_out' for r in rs)} "
+                     f"timed out, {sum(r.status == 'error' for r in rs)} errors"), inner)
+        shown_tasks += 1
 
 
 def build_report(run_dir) -> tuple[str, str]:
@@ -263,14 +431,17 @@ def build_report(run_dir) -> tuple[str, str]:
     doc = Doc()
     doc.h1("passk report")
     doc.bullets([((Strong(k), f": {v}"), []) for k, v in head.items()])
+    hint = input_hint(score)
+    if hint:
+        doc.para(Strong("Input"), f": {hint}")
     doc.h2("pass@k")
     ks = []
     for k, v in score["pass_at_k"].items():
         u = score["pass_at_k_uncertainty"].get(k, {})
         ci = u.get("ci95")
-        ks.append([k, f"{v:.4f}", score["pass_at_k_exact"][k], f"{u.get('se', 0):.4f}",
-                   f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-"])
-    doc.table(["k", "pass@k", "exact", "SE", "95% CI (bootstrap over tasks)"], ks)
+        ks.append([k, f"{v:.4f}", score["pass_at_k_exact"][k], score.get("pass_at_k_tasks", {}).get(k, "-"),
+                   f"{u.get('se', 0):.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-"])
+    doc.table(["k", "pass@k", "exact", "of tasks", "SE", "95% CI (bootstrap over tasks)"], ks)
     for k, why in score["omitted_k"].items():
         doc.para(f"omitted pass@{k}: {why}")
     for k, sub in score.get("pass_at_k_subset", {}).items():
@@ -289,11 +460,16 @@ def build_report(run_dir) -> tuple[str, str]:
                   [[(Code(g),), sub["num_tasks"], f"{sub['n_min']}..{sub['n_max']}",
                     ", ".join(f"@{k}={v:.4f}" for k, v in sub["pass_at_k"].items()) or "-"]
                    for g, sub in score["generation_groups"].items()])
-    doc.h2("pass@k curve", _svg_line([(k, v) for k, v, _ in curve]))
-    doc.table(["k", "pass@k", "exact"], [[k, f"{v:.4f}", e] for k, v, e in curve])
+    doc.h2("Why candidates did not pass")
+    why = _why_table(rows)
+    if why:
+        doc.table(["label and reason", "candidates", "share of all", "example (task #sample: detail)"], why)
+    else:
+        doc.para("Every candidate passed.")
+    doc.h2("pass@k curve", _svg_line([(k, v) for k, v in curve]))
+    doc.table(["k", "pass@k"], [[k, f"{v:.4f}"] for k, v in curve])
     doc.h2("Labels")
     doc.table(["status", "count"], [[k, v] for k, v in score["labels"].items()])
-    doc.table(["status:reason", "count"], [[k, v] for k, v in score["reasons"].items()])
     doc.h2("Wall time of passing candidates against the timeout", _svg_bars(margins["bins"]))
     doc.para(f"{margins['count']} passing candidates; {margins['within_20pct']} passed within 20% of the limit"
              + (f"; the closest used {margins['max']:.0%} of it." if margins["max"] is not None else "."))
@@ -314,18 +490,29 @@ def build_report(run_dir) -> tuple[str, str]:
             items.append(((f"flakiness: {len(flaky.get('changed', []))} of {flaky.get('checked', 0)} candidates "
                            f"changed label over {flaky.get('repeat', 0)} reruns",), []))
         doc.bullets(items)
-    doc.h2("Tasks")
+    doc.h2("Tasks, worst first")
     task_rows = []
-    for t, c in sorted(score["per_task"].items(), key=lambda item: _natural(item[0])):
+    for t, c in sorted(score["per_task"].items(), key=lambda item: (
+            item[1]["c"] / item[1]["n"] if item[1]["n"] else 1.0, -item[1]["timed_out"] - item[1]["errors"],
+            _natural(item[0]))):
         d = score["diversity"].get(t, {})
         task_rows.append([t, c["n"], c["c"], c["failed"], c["timed_out"], c["errors"], d.get("distinct", "-"),
                           f"{c['c'] / c['n']:.3f}" if c["n"] else "-"])
     doc.table(["task", "n", "c", "failed", "timed out", "errors", "distinct texts", "pass@1"], task_rows)
+    programs, note = _load_programs(manifest)
+    drill = Doc()
+    _drill_down(drill, rows, programs, note)
+    doc.h2("Candidates by task (HTML: open a task)")
+    doc.para(f"Each task's candidates, failures first, with what decided each label and the code"
+             f" (at most {DRILL_PER_TASK} per task, {DRILL_TOTAL} in all).")
+    doc.blocks += drill.blocks
     return doc.markdown(), doc.html()
 
 
-def _natural(text: str):
-    return [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)]
+@functools.lru_cache(maxsize=65536)
+def _natural(text: str) -> tuple:
+    """Sort key: digits as numbers (Task/2 before Task/10). One per task id, however many rows."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
 
 
 def write_report(run_dir) -> tuple[Path, Path]:

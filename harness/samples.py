@@ -52,7 +52,16 @@ def _natural_key(name: str):
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
 
-def load_samples(path: str | Path, problems: dict[str, Problem], generation: dict | None = None) -> list[Sample]:
+class SampleList(list):
+    """The samples, in input order, and what a samples directory held that is not a sample (`ignored`:
+    paths relative to it, listed in the run's summary and manifest rather than dropped in silence)."""
+
+    def __init__(self, samples=(), ignored=()):
+        super().__init__(samples)
+        self.ignored = list(ignored)
+
+
+def load_samples(path: str | Path, problems: dict[str, Problem], generation: dict | None = None) -> SampleList:
     """`generation` (a run config's block) is how a sample was made unless the sample says otherwise:
     its own field, `DIR/generation.json` or a sidecar."""
     path = Path(path)
@@ -83,7 +92,7 @@ def _load_jsonl(path: Path, problems: dict[str, Problem], defaults: dict) -> lis
         counts[task_id] = index + 1
         extra = {**defaults, **{k: v for k, v in obj.items() if k not in ("task_id", "completion", "solution")}}
         samples.append(Sample(task_id, index, program, kind, f"{path}:{lineno}", extra))
-    return samples
+    return SampleList(samples)
 
 
 def _read_json_object(path: Path) -> dict:
@@ -98,23 +107,33 @@ def _read_json_object(path: Path) -> dict:
     return data
 
 
-def _load_directory(path: Path, problems: dict[str, Problem], defaults: dict) -> list[Sample]:
+def _load_directory(path: Path, problems: dict[str, Problem], defaults: dict) -> SampleList:
     """Per-file metadata: `DIR/generation.json` describes how every file was produced; a sidecar
-    `DIR/<task>/<file>.json` adds fields for one file (e.g. {"logprob": -3.2, "generation": {...}})."""
+    `DIR/<task>/<file>.json` adds fields for one file (e.g. {"logprob": -3.2, "generation": {...}}).
+    Anything else (a directory that names no task, `.ipynb_checkpoints/`, stray files) is ignored, and
+    listed."""
     by_dirname = {tid.replace("/", "_"): tid for tid in problems}
-    samples = []
+    samples, ignored = [], []
     shared = dict(defaults)
     if (path / "generation.json").is_file():
         shared["generation"] = _read_json_object(path / "generation.json")
-    subdirs = sorted((p for p in path.iterdir() if p.is_dir()), key=lambda p: _natural_key(p.name))
+    subdirs = []
+    for entry in sorted(path.iterdir(), key=lambda p: _natural_key(p.name)):
+        if entry.is_dir() and entry.name in by_dirname:
+            subdirs.append(entry)
+        elif entry.name != "generation.json":
+            ignored.append(entry.name + ("/" if entry.is_dir() else ""))
     if not subdirs:
-        raise InputError(f"{path}: no task directories (expected {path}/<task>/<file>.py)")
+        raise InputError(f"{path}: no task directories (expected {path}/<task>/<file>.py, <task> being a task id "
+                         "with '/' replaced by '_')")
     for sub in subdirs:
-        task_id = by_dirname.get(sub.name)
-        if task_id is None:
-            raise InputError(f"{sub}: unknown task {sub.name!r} (no task id in the problem file maps to it)")
-        files = sorted((f for f in sub.iterdir() if f.is_file() and f.suffix == ".py"),
-                       key=lambda f: _natural_key(f.name))
+        task_id = by_dirname[sub.name]
+        files = []
+        for f in sorted(sub.iterdir(), key=lambda f: _natural_key(f.name)):
+            if f.is_file() and f.suffix == ".py":
+                files.append(f)
+            elif not (f.is_file() and f.suffix == ".json" and f.with_suffix(".py").is_file()):
+                ignored.append(f"{sub.name}/{f.name}" + ("/" if f.is_dir() else ""))
         for index, f in enumerate(files):
             try:
                 program = f.read_bytes().decode("utf-8")
@@ -127,4 +146,4 @@ def _load_directory(path: Path, problems: dict[str, Problem], defaults: dict) ->
             samples.append(Sample(task_id, index, program, "solution", str(f), extra))
     if not samples:
         raise InputError(f"{path}: no .py files under its task directories")
-    return samples
+    return SampleList(samples, ignored)

@@ -66,6 +66,54 @@ def test_report_writes_markdown_and_html(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 0
     md = (tmp_path / "report.md").read_text()
     page = (tmp_path / "report.html").read_text()
-    assert "| 2 | 0.7500 | 3/4 |" in md  # pass@2: (1/2 + 1) / 2
+    assert "| 2 | 0.7500 |" in md  # the curve: pass@2 = (1/2 + 1) / 2
     assert page.startswith("<!doctype html>") and "<svg" in page
     assert "src=" not in page and "<link" not in page and "<script" not in page  # self-contained
+
+
+def test_version_and_every_option_has_help(capsys):
+    import pytest
+
+    from harness import __version__
+    from harness.cli import build_parser
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"passk {__version__}"
+    parser = build_parser()
+    for sub in parser._subparsers._group_actions[0].choices.values():
+        for action in sub._actions:
+            assert action.help, (sub.prog, action.dest)
+
+
+def test_score_as_csv_and_markdown_for_papers(tmp_path, capsys):
+    import csv
+    import io
+    path = write_jsonl(tmp_path / "r.jsonl", rows("x", 4, 1) + rows("y", 4, 3))
+    assert main(["score", str(path), "--k", "1,2,8", "--format", "csv"]) == 0
+    table = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [(r["k"], r["exact"], r["of_tasks"]) for r in table] == [("1", "1/2", "1/2"), ("2", "3/4", "1.50/2"),
+                                                                     ("8", "", "")]
+    assert "needs n ≥ 8" in table[2]["note"]
+    assert main(["score", str(path), "--k", "1", "--format", "markdown"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("| k | pass@k | exact | of tasks |") and "| 1 | 0.500000 | 1/2 | 1/2 |" in out
+
+
+def test_a_run_that_is_mostly_syntax_errors_gets_a_hint(tmp_path, capsys):
+    data = [{"task_id": "x", "sample_index": i, "status": "failed", "reason": "syntax_error"} for i in range(3)]
+    path = write_jsonl(tmp_path / "r.jsonl", data + rows("y", 1, 1))
+    assert main(["score", str(path), "--k", "1"]) == 0
+    assert "hint: 3 of 4 candidates are syntax errors" in capsys.readouterr().out
+
+
+def test_permanent_errors_are_named_and_not_retried(tmp_path, capsys):
+    from harness.results import ResultRow, ResultStore
+    store = ResultStore(tmp_path / "results.jsonl")
+    store.append(ResultRow("x", 0, "error", reason="unsupported_test_argument"))
+    store.append(ResultRow("x", 1, "error", reason="infrastructure"))
+    store.append(ResultRow("x", 2, "passed", reason="tests_completed"))
+    store.close()
+    assert ResultStore(tmp_path / "results.jsonl").finished() == {("x", 0), ("x", 2)}  # the transient one reruns
+    assert main(["score", str(tmp_path), "--k", "1"]) == 1
+    err = capsys.readouterr().err
+    assert "2 candidates have status 'error'" in err and "1 of them permanent" in err

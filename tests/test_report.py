@@ -35,3 +35,37 @@ def test_a_forged_pass_at_k_table_in_a_reason_stays_a_cell(tmp_path):
         if lines:
             widths = {line.replace("\\|", "").count("|") for line in lines}
             assert len(widths) == 1, table
+
+
+def test_each_task_opens_to_its_candidates_failures_first_with_their_code(tmp_path):
+    from .conftest import write_jsonl
+    problems = write_jsonl(tmp_path / "p.jsonl", [
+        {"task_id": f"T/{i}", "prompt": "def f(x):\n", "test": "def check(c):\n    assert c(1) == 1\n", "entry_point": "f"}
+        for i in range(2)])
+    samples = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": "T/0", "completion": "    return x\n"},
+        {"task_id": "T/0", "completion": "    return '</pre><script>x</script>'\n"},
+        {"task_id": "T/1", "completion": "    return x\n"}])
+    from harness.samples import load_samples
+    from harness.problems import load_problems
+    sha = {(s.task_id, s.sample_index): s.sha256 for s in load_samples(samples, load_problems(problems))}
+    run = tmp_path / "run"
+    run.mkdir()
+    store = ResultStore(run / "results.jsonl")
+    store.append(ResultRow("T/0", 0, "passed", reason="tests_completed", candidate_sha256=sha[("T/0", 0)]))
+    store.append(ResultRow("T/0", 1, "failed", reason="assertion", detail="test assertion failed at test line 2",
+                           stdout_tail="printed\x1b[31m", candidate_sha256=sha[("T/0", 1)]))
+    store.append(ResultRow("T/1", 0, "passed", reason="tests_completed", candidate_sha256=sha[("T/1", 0)]))
+    store.close()
+    (run / "manifest.json").write_text(json.dumps({"inputs": {"problems": {"path": str(problems)},
+                                                             "samples": {"path": str(samples)}}}))
+    md_path, html_path = write_report(run)
+    page = html_path.read_text(encoding="utf-8")
+    # worst task first, its failure first, with detail, output and code, all escaped
+    assert page.index("<summary><code>T/0</code>") < page.index("<summary><code>T/1</code>")
+    t0 = page[page.index("<summary><code>T/0</code>"):page.index("<summary><code>T/1</code>")]
+    assert t0.index("#1 <strong>failed") < t0.index("#0 <strong>passed")
+    assert "return &#x27;&lt;/pre&gt;&lt;script&gt;x&lt;/script&gt;&#x27;" in t0 and "<script>" not in page
+    assert "printed\\x1b[31m" in t0 and "\x1b" not in page
+    assert "failed assertion" in page and "T/0 #1: test assertion failed at test line 2" in page
+    assert "<details" not in md_path.read_text(encoding="utf-8")

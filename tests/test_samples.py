@@ -54,9 +54,24 @@ def test_bad_sample_rows_name_file_and_line(tmp_path, problems, row, fragment):
     assert f"{path}:2:" in str(e.value) and fragment in str(e.value)
 
 
-def test_unknown_task_directory_is_named(tmp_path, problems):
+def test_anything_in_a_samples_directory_that_is_not_a_sample_is_ignored_and_listed(tmp_path, problems):
+    """Regression: stray files were dropped in silence while `.ipynb_checkpoints/` stopped the run."""
+    root = tmp_path / "sols"
+    (root / "T_0" / ".ipynb_checkpoints").mkdir(parents=True)
+    (root / "Nope_3").mkdir()
+    (root / "T_0" / "0.py").write_text("def f(x):\n    return x\n")
+    (root / "T_0" / "0.json").write_text("{}")
+    (root / "T_0" / "notes.txt").write_text("x")
+    (root / "T_0" / "orphan.json").write_text("{}")
+    (root / "README.md").write_text("x")
+    samples = load_samples(root, problems)
+    assert [s.sample_index for s in samples] == [0]
+    assert samples.ignored == ["Nope_3/", "README.md", "T_0/.ipynb_checkpoints/", "T_0/notes.txt", "T_0/orphan.json"]
+
+
+def test_a_directory_with_no_task_directories_is_refused(tmp_path, problems):
     (tmp_path / "sols" / "Nope_3").mkdir(parents=True)
-    with pytest.raises(InputError, match="unknown task 'Nope_3'"):
+    with pytest.raises(InputError, match="no task directories"):
         load_samples(tmp_path / "sols", problems)
 
 

@@ -43,7 +43,7 @@ def connect():
         client.ping()
     except Exception as e:
         raise HarnessError(f"no Docker engine answers ({type(e).__name__}: {e}); "
-                           "start one (bash scripts/ensure_docker.sh) and rerun") from None
+                           "`passk doctor` says what is missing and how to fix it") from None
     return client
 
 

@@ -6,6 +6,7 @@ supervisor is never run from a stale image."""
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 import os
 import subprocess
 import sys
@@ -14,15 +15,23 @@ from pathlib import Path
 from ..constants import DEFAULT_BASE_IMAGE, IMAGE_REPOSITORY, LABEL_SOURCE_HASH
 from ..errors import HarnessError, InputError
 
-SOURCE_FILES = ("Dockerfile", "supervisor.py")
+SOURCE_FILES = ("Dockerfile", "supervisor.py")  # what goes into the image; its tag hashes them
 
 
 def containers_dir() -> Path:
+    """passk's container sources: $PASSK_CONTAINERS if set; else the package data installed with passk
+    (harness.containers, from the checkout's containers/ directory)."""
     env = os.environ.get("PASSK_CONTAINERS")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "containers"
+    if env:
+        path = Path(env)
+    else:
+        try:
+            path = Path(str(importlib.resources.files("harness.containers")))
+        except (ModuleNotFoundError, TypeError):
+            path = Path(__file__).resolve().parents[2] / "containers"  # a checkout that was not installed
     if not (path / "Dockerfile").exists():
-        raise HarnessError(f"cannot find passk's containers/ directory (looked in {path}); "
-                           "install passk from its source tree (pip install -e .) or set PASSK_CONTAINERS")
+        raise HarnessError(f"cannot find passk's container sources (looked in {path}); reinstall passk, or set "
+                           "PASSK_CONTAINERS to a directory holding its Dockerfile and supervisor.py")
     return path
 
 
@@ -39,10 +48,10 @@ def image_tag(base_image: str) -> str:
 
 
 def _bootstrap_base(client, base_image: str) -> None:
-    script = containers_dir().parent / "scripts" / "bootstrap_base_image.sh"
+    script = containers_dir() / "bootstrap_base_image.sh"
     if base_image != DEFAULT_BASE_IMAGE or not script.exists():
-        raise InputError(f"base image {base_image!r} is not on this machine; pull it, or build the offline "
-                         f"base with scripts/bootstrap_base_image.sh and use --base-image {DEFAULT_BASE_IMAGE}")
+        raise InputError(f"base image {base_image!r} is not on this machine and cannot be pulled; pull it "
+                         f"where a registry answers, or use the offline base: --base-image {DEFAULT_BASE_IMAGE}")
     print(f"passk: building the offline base image {base_image} (debootstrap; a few minutes, once)", file=sys.stderr)
     proc = subprocess.run(["bash", str(script), base_image])
     if proc.returncode != 0:

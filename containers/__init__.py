@@ -1,0 +1,1 @@
+"""passk's container sources (Dockerfile, supervisor, offline base-image script), shipped as package data."""

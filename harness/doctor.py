@@ -1,0 +1,88 @@
+"""`passk doctor`: what this machine has for running passk, what is missing, and how to fix each."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+from dataclasses import dataclass
+
+from . import __version__
+from .config import default_base_image
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    found: str
+    fix: str = ""
+    needed: bool = True   # False: optional (gVisor); its absence does not fail the doctor
+
+
+def checks(base_image: str | None = None) -> list[Check]:
+    base_image = base_image or default_base_image()
+    out = [Check("passk", True, f"{__version__} on Python {platform.python_version()}")]
+    try:
+        import docker  # noqa: F401
+        out.append(Check("Docker SDK for Python", True, f"docker {docker.__version__}"))
+    except ImportError:
+        out.append(Check("Docker SDK for Python", False, "not installed", "pip install docker"))
+        return out
+    from .sandbox.images import containers_dir, image_tag
+    try:
+        sources = containers_dir()
+        out.append(Check("sandbox sources", True, str(sources)))
+    except Exception as e:  # noqa: BLE001 - reported, not raised
+        out.append(Check("sandbox sources", False, str(e), "reinstall passk (pip install passk)"))
+        return out
+    try:
+        client = docker.from_env(timeout=10)
+        client.ping()
+        version = client.version()
+        info = client.info()
+    except Exception as e:  # noqa: BLE001
+        fix = ("install and start a Docker engine: on Debian `apt-get install docker.io` then `dockerd &` "
+               "(as root), or start Docker Desktop; DOCKER_HOST selects another engine")
+        out.append(Check("Docker engine", False, f"no answer ({type(e).__name__})", fix))
+        return out
+    out.append(Check("Docker engine", True, f"server {version.get('Version')}, {info.get('OperatingSystem')}, "
+                                            f"{info.get('NCPU')} CPUs"))
+    runtimes = sorted((info.get("Runtimes") or {}).keys())
+    out.append(Check("runtime runc", "runc" in runtimes, ", ".join(runtimes) or "none", "reinstall the engine"))
+    runsc_binary = shutil.which("runsc")
+    out.append(Check("runtime runsc (gVisor, optional)", "runsc" in runtimes,
+                     "registered" if "runsc" in runtimes else ("installed, not registered" if runsc_binary
+                                                               else "not installed"),
+                     "apt-get install runsc, then register it in /etc/docker/daemon.json: "
+                     '{"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", '
+                     '"--network=none"]}}} and restart dockerd', needed=False))
+    images = {}
+    for name in (base_image, image_tag(base_image)):
+        try:
+            images[name] = client.images.get(name).id
+        except Exception:  # noqa: BLE001
+            images[name] = None
+    base_fix = (f"docker pull {base_image}" if base_image != "passk-base:bookworm" else
+                "where a registry is reachable: `passk images build --base-image python:3.11-slim` (or set "
+                "PASSK_BASE_IMAGE); offline, `passk images build` makes it with debootstrap (apt-get install debootstrap)")
+    out.append(Check(f"base image {base_image}", images[base_image] is not None,
+                     images[base_image] or "not on this machine (made on first build)", base_fix, needed=False))
+    tag = image_tag(base_image)
+    out.append(Check(f"sandbox image {tag}", images[tag] is not None,
+                     images[tag] or "not built yet (built on first use)",
+                     f"passk images build --base-image {base_image}", needed=False))
+    return out
+
+
+def format_checks(found: list[Check]) -> str:
+    lines = []
+    for c in found:
+        mark = "ok  " if c.ok else ("MISSING" if c.needed else "absent")
+        lines.append(f"{mark:8} {c.name}: {c.found}")
+        if not c.ok and c.fix:
+            lines.append(f"         fix: {c.fix}")
+    return "\n".join(lines)
+
+
+def healthy(found: list[Check]) -> bool:
+    return all(c.ok or not c.needed for c in found)
