@@ -48,8 +48,9 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
     cfg = config_from_dict(manifest["config"])
     if workers:
         cfg = replace(cfg, sandbox=replace(cfg.sandbox, workers=workers))
-    problems = load_problems(cfg.problems)
-    samples = {(s.task_id, s.sample_index): s for s in load_samples(cfg.samples, problems, cfg.generation)}
+    problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+    samples = {(s.task_id, s.sample_index): s
+               for s in load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)}
     rows = latest_rows(read_rows(run_dir / RESULTS_FILE))
     if any(r.status == "error" for r in rows.values()):
         raise InputError(f"{run_dir}: has candidates with status error; resume the run before auditing it")

@@ -17,11 +17,11 @@ from .samples import Sample
 def canonical_jobs(problems: dict[str, Problem], repeats: int, limits: Limits | None = None) -> list[Job]:
     jobs = []
     for p in problems.values():
-        if p.canonical_solution is None:
+        program = p.canonical_program
+        if program is None:
             continue
         for r in range(repeats):
-            jobs.append(Job(p, Sample(p.task_id, r, p.prompt + p.canonical_solution, "completion", "canonical"),
-                            limits))
+            jobs.append(Job(p, Sample(p.task_id, r, program, "solution", "canonical"), limits))
     return jobs
 
 

@@ -79,8 +79,21 @@ def build_parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, help=text, description=text, formatter_class=_Help)
 
     ev = command("evaluate", "run every candidate and score the run")
-    ev.add_argument("--problems", required=True, help="problem set: HumanEval-format .jsonl or .jsonl.gz")
-    ev.add_argument("--samples", required=True, help="candidates: .jsonl(.gz) or a directory DIR/<task>/<file>.py")
+    ev.add_argument("--problems", required=True,
+                    help="problem file (HumanEval, MBPP, MultiPL-E, APPS, CodeContests, LiveCodeBench, BigCodeBench "
+                         "format: read from its fields) or a directory in passk's layout")
+    ev.add_argument("--samples", required=True,
+                    help="candidates: .jsonl(.gz), .json (rows, or bigcode's generations.json), or a directory "
+                         "(DIR/<task>/<file>.py, or MultiPL-E completion files)")
+    ev.add_argument("--format", dest="problems_format", default=None,
+                    help="force the problem format (humaneval, mbpp, multipl-e, apps, codecontests, livecodebench, "
+                         "bigcodebench, native) instead of reading it from the file's fields")
+    ev.add_argument("--channel", choices=("auto", "proxy", "in_process"), default="auto",
+                    help="who decides verdicts: auto (per problem, documented rule), or force proxy or in_process")
+    ev.add_argument("--stop-tokens", action="store_true",
+                    help="cut each completion at its problem's first stop token (MultiPL-E)")
+    ev.add_argument("--extract-code", action="store_true",
+                    help="take the code of the last fenced block of each sample (chat answers); none: failed no_code")
     ev.add_argument("--out", required=True, help="output directory (an existing one of the same run is resumed)")
     ev.add_argument("--k", default=",".join(map(str, DEFAULT_K)), help="k values, e.g. 1,10,100")
     ev.add_argument("--timeout-s", type=_positive(float), default=Limits.timeout_s,
@@ -202,8 +215,11 @@ def cmd_audit(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
+    from .samples import SampleOptions
     cfg = RunConfig(
         problems=args.problems, samples=args.samples, out=args.out, k=parse_k_list(args.k),
+        problems_format=args.problems_format, channel=args.channel,
+        sample_options=SampleOptions(stop_tokens=args.stop_tokens, extract_code=args.extract_code),
         scoring=_scoring_options(args),
         limits=Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb, cpus=args.cpus, pids=args.pids,
                       output_bytes=args.output_bytes),
@@ -250,7 +266,7 @@ def cmd_score(args) -> int:
         try:
             m = json.loads(manifest.read_text(encoding="utf-8"))
             from .problems import load_problems
-            problem_ids = list(load_problems(m["inputs"]["problems"]["path"]))
+            problem_ids = list(load_problems(m["inputs"]["problems"]["path"], m.get("config", {}).get("problems_format")))
         except (ValueError, KeyError, InputError):
             problem_ids = None
     score = score_rows(read_rows(results), problem_ids=problem_ids,

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 
 from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, RUNTIMES
 from .errors import InputError
+from .samples import SampleOptions
 from .scoring import ScoringOptions
 
 
@@ -110,6 +111,13 @@ class RunConfig:
     scoring: ScoringOptions | None = None
     calibration: CalibrationSettings | None = None   # per-task timeouts from the canonical solutions
     generation: dict | None = None                    # how the samples were made; kept verbatim
+    problems_format: str | None = None                # force a problem format (None: read it from the fields)
+    channel: str = "auto"                             # force proxy or in_process where a problem's tests can run there
+    sample_options: SampleOptions = field(default_factory=SampleOptions)  # stop tokens, code extraction
+
+    def __post_init__(self):
+        if self.channel not in ("auto", "proxy", "in_process"):
+            raise InputError(f"channel must be auto, proxy or in_process, got {self.channel!r}")
 
     def scoring_options(self) -> ScoringOptions:
         return self.scoring or ScoringOptions(ks=tuple(self.k))
@@ -141,7 +149,8 @@ def suggest(name: str, valid) -> str:
 # ------------------------------------------------------------------------------------------------
 # YAML run configs (`passk run CONFIG.yaml`). Paths in the file are relative to the file itself.
 # ------------------------------------------------------------------------------------------------
-TOP_KEYS = ("problems", "samples", "out", "k", "limits", "sandbox", "scoring", "calibration", "generation")
+TOP_KEYS = ("problems", "samples", "out", "k", "limits", "sandbox", "scoring", "calibration", "generation",
+            "problems_format", "channel", "sample_options")
 SCORING_KEYS = ("k_policy", "selection", "seed", "bootstrap")
 
 
@@ -244,7 +253,17 @@ def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
         scoring=scoring_opts,
         calibration=_section(CalibrationSettings, calibration, f"{p}: calibration") if calibration else None,
         generation=generation,
+        problems_format=_optional_str(data, "problems_format", p),
+        channel=_optional_str(data, "channel", p) or "auto",
+        sample_options=_section(SampleOptions, data.get("sample_options") or {}, f"{p}: sample_options"),
     )
+
+
+def _optional_str(data: dict, key: str, p) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"{p}: '{key}' must be a string")
+    return value
 
 
 def config_from_dict(config: dict) -> RunConfig:
@@ -258,4 +277,6 @@ def config_from_dict(config: dict) -> RunConfig:
                      limits=Limits(**config.get("limits", {})), sandbox=SandboxSettings(**config.get("sandbox", {})),
                      scoring=ScoringOptions(ks=ks, **scoring),
                      calibration=CalibrationSettings(**cal) if cal else None,
-                     generation=config.get("generation"))
+                     generation=config.get("generation"), problems_format=config.get("problems_format"),
+                     channel=config.get("channel") or "auto",
+                     sample_options=SampleOptions(**(config.get("sample_options") or {})))

@@ -1,23 +1,19 @@
 """Names that more than one module needs: labels, file names of a run directory, Docker labels.
 The run-directory layout is written down here and nowhere else."""
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: rows carry verdict_channel and channel_detail
 
-# Labels of a candidate. `error` is never a verdict on the candidate: it is a harness or
+# Labels of a candidate, and the verdict channels, as the container's contract defines them (one
+# definition, read by both sides). `error` is never a verdict on the candidate: it is a harness or
 # infrastructure fault, retried, and never counted as failed.
-PASSED = "passed"
-FAILED = "failed"
-TIMED_OUT = "timed_out"
-ERROR = "error"
-LABELS = (PASSED, FAILED, TIMED_OUT, ERROR)
+from .containers.box.protocol import (CHANNELS, COMPARE_RULES, ERROR, FAILED, PASSED,  # noqa: E402
+                                      PERMANENT_ERRORS, RUNNERS, STATUSES as LABELS, TIMED_OUT)
+from .containers.box.protocol import VERSION as PROTOCOL_VERSION  # noqa: E402
+
 VERDICTS = (PASSED, FAILED, TIMED_OUT)
 
 # Reasons the harness itself assigns (the supervisor assigns the others; see README).
 REASON_INFRASTRUCTURE = "infrastructure"
-# `error` reasons that a rerun cannot change: the problem, not the sandbox, is at fault. Such a row is
-# final (a resume does not rerun it) and blocks pass@k like any error until the problem is fixed or the
-# run is scored with --exclude-errors.
-PERMANENT_ERRORS = ("unsupported_test_argument", "problem_error")
 
 # Run directory layout.
 RESULTS_FILE = "results.jsonl"

@@ -82,11 +82,22 @@ class Pool:
             self._faults_in_a_row = 0
 
     def payload(self, job: Job) -> dict:
+        """The job as the supervisor takes it (box/protocol.py): the program, the limits, and what its
+        verdict channel needs."""
         s, p = job.sample, job.problem
-        return {"id": f"{s.task_id}#{s.sample_index}", "code": s.program, "prompt": p.prompt, "test": p.test,
-                "entry_point": p.entry_point, "limits": self.backend.supervisor_limits(job.limits or self.base)}
+        out = {"id": f"{s.task_id}#{s.sample_index}", "code": p.header + s.program, "channel": p.channel,
+               "limits": self.backend.supervisor_limits(job.limits or self.base)}
+        if p.channel == "io":
+            out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare)
+        else:
+            out.update(prompt=p.prompt, test=p.test, entry_point=p.entry_point, runner=p.runner, main=p.main)
+        return out
 
     def run_one(self, job: Job, lane: "Lane"):
+        if job.sample.program is None:  # no code could be taken from the sample's text: failed, not dropped
+            return self.make_row(job, {"status": "failed", "reason": "no_code",
+                                       "detail": "no code block in the sample's text (extract_code is on)",
+                                       "verdict_channel": "none"}, 1)
         last = ""
         for attempt in range(1, self.settings.max_attempts + 1):
             if self.stop.is_set():
@@ -136,6 +147,11 @@ class Pool:
         row.candidate_sha256 = job.sample.sha256
         row.sample = job.sample.row_fields()
         row.attempt = attempt
+        row.verdict_channel = text.clean_reason(result.get("verdict_channel")) or job.problem.channel
+        detail = result.get("channel_detail")
+        row.channel_detail = ({text.clean_reason(k): v for k, v in detail.items()
+                               if isinstance(v, (int, str, float)) and not isinstance(v, bool)}
+                              if isinstance(detail, dict) else {})
         row.run_id = self.backend.run_id
         row.finished_at = now()
         return row

@@ -1,46 +1,68 @@
-"""Load a problem set: HumanEval-format JSON Lines (task_id, prompt, test, entry_point;
-canonical_solution optional). Problems are data; nothing here executes them (the test code is
-compiled, not run, so that a test that cannot run is refused before any candidate is)."""
+"""Problems, whatever file they came from: what a candidate's program is tested against, and how.
+Problems are data; nothing here executes them (test code is compiled, not run, so that a test that
+cannot run is refused before any candidate is). Each file format is read by a module of
+harness/formats/; load_problems picks it from the file's fields, or by name."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from .constants import CHANNELS, COMPARE_RULES, RUNNERS
 from .errors import InputError
-from .jsonl import iter_jsonl, require_str
 
 
 @dataclass(frozen=True)
 class Problem:
     task_id: str
-    prompt: str
-    test: str
-    entry_point: str
-    canonical_solution: str | None = None
+    prompt: str                      # the code a completion follows ("" where the prompt is text)
+    test: str                        # test code (proxy and in_process channels; "" for io)
+    entry_point: str | None          # the function the tests check (None: the tests name it themselves)
+    canonical_solution: str | None = None   # a completion (HumanEval) or a whole program, per `solution_is`
+    channel: str = "proxy"           # who decides the verdict (box/protocol.py CHANNELS)
+    runner: str = "check"            # how the tests start (RUNNERS)
+    tests: tuple = ()                # io: ((stdin, expected stdout), ...)
+    compare: str = "strict"          # io: the comparison rule (COMPARE_RULES)
+    header: str = ""                 # code put before every program (a benchmark's own import block)
+    main: bool = False               # in_process script: run as __main__ (MultiPL-E runs programs as scripts)
+    format: str = "humaneval"
+    language: str = "python"
+    stop_tokens: tuple = ()          # MultiPL-E: where a completion is cut when stop tokens are applied
+    solution_is: str = "completion"  # what canonical_solution is: "completion" (after the prompt) or "program"
+    aliases: tuple = ()              # other ids samples may use for this task (MBPP's plain numbers)
+    notes: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        if self.channel not in CHANNELS or self.runner not in RUNNERS or self.compare not in COMPARE_RULES:
+            raise InputError(f"{self.task_id}: channel {self.channel!r}, runner {self.runner!r} or rule "
+                             f"{self.compare!r} is not one passk knows")
+
+    @property
+    def canonical_program(self) -> str | None:
+        if self.canonical_solution is None:
+            return None
+        return self.canonical_solution if self.solution_is == "program" else self.prompt + self.canonical_solution
 
 
-def load_problems(path: str | Path) -> dict[str, Problem]:
-    """Problems in file order, keyed by task id."""
-    path = Path(path)
-    problems: dict[str, Problem] = {}
-    for lineno, obj in iter_jsonl(path, "problem file"):
-        task_id = require_str(path, lineno, obj, "task_id")
-        if task_id in problems:
-            raise InputError(f"{path}:{lineno}: duplicate task_id {task_id!r}")
-        prompt = require_str(path, lineno, obj, "prompt", allow_empty=True)
-        test = require_str(path, lineno, obj, "test")
-        entry_point = require_str(path, lineno, obj, "entry_point")
-        if not entry_point.isidentifier():
-            raise InputError(f"{path}:{lineno}: entry_point {entry_point!r} is not a Python identifier")
-        try:
-            compile(test, f"{task_id} test", "exec")
-        except (SyntaxError, ValueError) as e:
-            where = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
-            raise InputError(f"{path}:{lineno}: the test code of {task_id!r} does not compile{where}: "
-                             f"{getattr(e, 'msg', e)}") from None
-        canonical = obj.get("canonical_solution")
-        if canonical is not None and not isinstance(canonical, str):
-            raise InputError(f"{path}:{lineno}: field 'canonical_solution' must be a string")
-        problems[task_id] = Problem(task_id, prompt, test, entry_point, canonical)
+def check_test_compiles(path, where: str, task_id: str, test: str) -> None:
+    """Refuse a problem whose test code does not compile (exit 2 naming the task)."""
+    try:
+        compile(test, f"{task_id} test", "exec")
+    except (SyntaxError, ValueError) as e:
+        line = f" (line {e.lineno})" if getattr(e, "lineno", None) else ""
+        raise InputError(f"{where}: the test code of {task_id!r} does not compile{line}: {getattr(e, 'msg', e)}") from None
+
+
+def load_problems(path: str | Path, fmt: str | None = None, channel: str | None = None) -> dict[str, Problem]:
+    """Problems in file order, keyed by task id. `fmt` forces a format (else it is read from the fields);
+    `channel` forces the verdict channel of every problem whose tests can run there (proxy or in_process:
+    an io problem stays io)."""
+    from dataclasses import replace
+
+    from .formats import load
+    problems = load(Path(path), fmt)
+    if channel and channel != "auto":
+        if channel not in ("proxy", "in_process"):
+            raise InputError(f"channel must be auto, proxy or in_process, got {channel!r}")
+        problems = {t: (replace(p, channel=channel) if p.channel != "io" else p) for t, p in problems.items()}
     return problems

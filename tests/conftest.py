@@ -1,4 +1,3 @@
-import importlib.util
 import json
 import os
 import uuid
@@ -25,11 +24,14 @@ def jsonl(tmp_path):
 
 
 @pytest.fixture(scope="session")
-def supervisor_module():
-    spec = importlib.util.spec_from_file_location("passk_supervisor", ROOT / "containers" / "supervisor.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def box():
+    """passk's in-container package, imported on the host for its pure parts (codec, labels, clean-up)."""
+    import importlib
+    package = importlib.import_module("harness.containers.box")
+    for name in ("candidate", "channels.base", "channels.proxy", "cleanup", "codec", "forkserver", "framing",
+                 "layout", "procs", "supervisor", "tester", "text", "warmup"):
+        importlib.import_module(f"harness.containers.box.{name}")
+    return package
 
 
 def _registered_runtimes():

@@ -70,7 +70,7 @@ def test_supervisor_crash_is_retried_not_scored():
                        "            cmd = open(f'/proc/{p}/cmdline', 'rb').read()\n"
                        "        except OSError:\n"
                        "            continue\n"
-                       "        if b'supervisor.py\\x00serve' in cmd:\n"
+                       "        if b'start.py\\x00serve' in cmd:\n"
                        "            os.kill(int(p), signal.SIGKILL)\n")
     rows = _run_with(lambda c: c.exec_run(["passk-python", "-c", kill_supervisor], user="root"))
     assert [r.status for r in rows] == ["passed"] * 4

@@ -12,23 +12,21 @@ import pytest
     None, True, False, 0, -7, 2**80, -(2**64), 1.5, -0.0, float("inf"), "tëxt", "",
     [1, [2, (3, 4)]], (1,), {"a": 1, 2: [3]}, {1, 2}, frozenset({3}), b"\x00\xff", 1 + 2j, {(1, 2): {3}},
 ])
-def test_plain_values_round_trip_exactly(supervisor_module, value):
-    sup = supervisor_module
-    back = sup.decode(sup.encode(value))
+def test_plain_values_round_trip_exactly(box, value):
+    back = box.codec.decode(box.codec.encode(value))
     assert back == value and type(back) is type(value)
 
 
-def test_nan_round_trips(supervisor_module):
-    assert math.isnan(supervisor_module.decode(supervisor_module.encode(float("nan"))))
+def test_nan_round_trips(box):
+    assert math.isnan(box.codec.decode(box.codec.encode(float("nan"))))
 
 
-def test_bool_and_int_stay_distinct(supervisor_module):
-    sup = supervisor_module
-    assert sup.decode(sup.encode([True, 1])) == [True, 1]
-    assert [type(v) for v in sup.decode(sup.encode([True, 1]))] == [bool, int]
+def test_bool_and_int_stay_distinct(box):
+    assert box.codec.decode(box.codec.encode([True, 1])) == [True, 1]
+    assert [type(v) for v in box.codec.decode(box.codec.encode([True, 1]))] == [bool, int]
 
 
-def test_objects_with_custom_equality_cannot_cross(supervisor_module):
+def test_objects_with_custom_equality_cannot_cross(box):
     class AlwaysEqual:
         def __eq__(self, other):
             return True
@@ -37,14 +35,14 @@ def test_objects_with_custom_equality_cannot_cross(supervisor_module):
         pass
 
     for value in (AlwaysEqual(), IntSub(3), [1, AlwaysEqual()], iter([1])):
-        with pytest.raises(supervisor_module.Unencodable):
-            supervisor_module.encode(value)
+        with pytest.raises(box.codec.Unencodable):
+            box.codec.encode(value)
 
 
-def test_malformed_data_is_refused(supervisor_module):
+def test_malformed_data_is_refused(box):
     for data in ({"Q": 1}, {"F": "1", "T": []}, 1.5):
-        with pytest.raises(supervisor_module.Unencodable):
-            supervisor_module.decode(data)
+        with pytest.raises(box.codec.Unencodable):
+            box.codec.decode(data)
 
 
 def test_supervisor_refuses_to_run_outside_its_image(tmp_path):
@@ -57,7 +55,7 @@ def test_supervisor_refuses_to_run_outside_its_image(tmp_path):
     marker = tmp_path / "keep-me"
     marker.write_text("x")
     env = {k: v for k, v in os.environ.items() if k != "PASSK_SANDBOX"}
-    proc = subprocess.run([sys.executable, str(ROOT / "containers" / "supervisor.py"), "serve"], input="",
+    proc = subprocess.run([sys.executable, str(ROOT / "containers" / "start.py"), "serve"], input="",
                           capture_output=True, text=True, env=env, timeout=30)
     assert proc.returncode != 0 and "refusing to run outside" in proc.stderr
     assert marker.exists()
@@ -126,60 +124,60 @@ DECISIONS = {
 
 
 @pytest.mark.parametrize("case", DECISIONS, ids=list(DECISIONS))
-def test_every_rule_of_the_label_composition(supervisor_module, case):
+def test_every_rule_of_the_label_composition(box, case):
     verdict, report, test_status, expected = DECISIONS[case]
     if report == "unreported":
-        report = supervisor_module._unreported(100.0, LIMITS, now=125.0)
-    status, reason, _ = supervisor_module.decide(verdict, report, LIMITS, test_status)
+        report = box.supervisor._unreported(100.0, LIMITS, now=125.0)
+    status, reason, _ = box.supervisor.decide(verdict, report, LIMITS, test_status)
     assert (status, reason) == expected
 
 
-def test_a_job_whose_forkserver_never_reported_is_timed_out_and_unclean(supervisor_module):
+def test_a_job_whose_forkserver_never_reported_is_timed_out_and_unclean(box):
     """A fork bomb under gVisor can keep the forkserver killing past the supervisor's patience; the
     candidate gave no verdict within its time, so it is timed out, and nothing unknown is made up."""
-    sup = supervisor_module
-    report = sup._unreported(100.0, LIMITS, now=125.0)
-    result = sup.compose(None, report, LIMITS)
+    report = box.supervisor._unreported(100.0, LIMITS, now=125.0)
+    result = box.supervisor.compose(None, report, LIMITS)
     assert (result["status"], result["reason"]) == ("timed_out", "wall_time_limit")
     assert result["wall_s"] == 1.0
     assert result["cpu_s"] is None and result["peak_memory_kb"] is None and result["stdout_bytes"] is None
     assert report["clean"] is False and report["cleanup_s"] == 24.0
 
 
-def test_wall_time_ends_at_the_tests_verdict(supervisor_module):
-    result = supervisor_module.compose(PASS_IN_TIME, _report(), LIMITS)
+def test_wall_time_ends_at_the_tests_verdict(box):
+    result = box.supervisor.compose(PASS_IN_TIME, _report(), LIMITS)
     assert result["wall_s"] == 0.5
 
 
-def test_the_forkservers_warm_up_goes_through_every_serving_path(supervisor_module):
+def test_the_forkservers_warm_up_goes_through_every_serving_path(box):
     """The warm-up must exercise what candidates do (load, lookup, call, copy-back, each error path);
     if a change to the protocol broke it, candidates would silently pay for cold paths again."""
-    replies = supervisor_module.warm_up()
-    assert replies[0] == {"ready": True}
+    replies = box.warmup.warm_up()
+    assert replies[0]["ready"] is True and {"pairs", "words", "shape", "Box"} <= set(replies[0]["names"])
     assert replies[1:3] == [{"kind": "callable"}, {"kind": "missing"}]
     assert replies[3] == {"ok": True}
     assert replies[4]["ok"]["D"][0] == ["the", 2]
     assert replies[5]["mut"] == [[0, [1, 2, 3, 5]]]
-    assert replies[6]["exc"]["type"] == "passk.Unencodable"
-    assert replies[7]["exc"]["type"] == "TypeError"
-    assert len(replies) == len(supervisor_module.WARM_UP_CALLS) + 1
+    assert replies[6]["ok"] == {"H": [0, "Box", False]}  # not plain data: the tests get a handle
+    assert replies[7] == {"ok": 1} and replies[8] == {"ok": "Box(1)"}  # its attribute, a method of it
+    assert replies[9]["exc"]["type"] == "TypeError"
+    assert len(replies) == len(box.warmup.WARM_UP_CALLS) + 1
 
 
-def _call(sup, fn, *args, **kwargs):
+def _call(box, fn, *args, **kwargs):
     """One proxied call as the tester and the candidate make it, both sides in this process, through JSON."""
-    enc = sup.Encoder()
+    enc = box.codec.Encoder()
     payload = {"op": "call", "name": "f", "args": [enc.enc(a) for a in args],
                "kwargs": {k: enc.enc(v) for k, v in kwargs.items()}}
-    reply = json.loads(json.dumps(sup.serve_call({"f": fn}, json.loads(json.dumps(payload)))))
-    dec = sup.Decoder(enc.objects)
+    reply = json.loads(json.dumps(box.candidate.serve_call({"f": fn}, json.loads(json.dumps(payload)))))
+    dec = box.codec.Decoder(enc.objects)
     updates = [(enc.objects[i], dec.fill(enc.objects[i], body)) for i, body in reply.get("mut", ())]
     result = dec.dec(reply["ok"]) if "ok" in reply else None
     for target, new in updates:
-        sup.apply_content(target, new)
+        box.codec.apply_content(target, new)
     return result, reply.get("exc")
 
 
-def test_changes_reach_the_tests_objects_in_place_even_when_the_call_raises(supervisor_module):
+def test_changes_reach_the_tests_objects_in_place_even_when_the_call_raises(box):
     """Regression: a candidate that mutated its argument and then raised passed a test expecting the
     argument unchanged (nothing was copied back); keyword arguments and lists inside tuples were never
     copied back, and inner lists the test held went stale."""
@@ -194,47 +192,45 @@ def test_changes_reach_the_tests_objects_in_place_even_when_the_call_raises(supe
 
     held = {"lists": outer}
     kw = {}
-    _, exc = _call(supervisor_module, f, (inner,), held, kw=kw)
+    _, exc = _call(box, f, (inner,), held, kw=kw)
     assert exc["type"] == "ValueError"
     assert inner == [1, 2, 3, 4] and held["lists"][0] is inner and outer[0] is inner
     assert kw["new"] is inner
 
 
-def test_a_returned_argument_is_the_tests_own_object(supervisor_module):
+def test_a_returned_argument_is_the_tests_own_object(box):
     data = [3, 1]
-    same, _ = _call(supervisor_module, lambda x: (x.sort(), x)[1], data)
-    copy, _ = _call(supervisor_module, lambda x: list(x), data)
+    same, _ = _call(box, lambda x: (x.sort(), x)[1], data)
+    copy, _ = _call(box, lambda x: list(x), data)
     assert same is data and data == [1, 3]
     assert copy == data and copy is not data
 
 
-def test_aliasing_and_cycles_cross_intact(supervisor_module):
-    sup = supervisor_module
+def test_aliasing_and_cycles_cross_intact(box):
     a = [1]
     a.append(a)
     d = {"k": a}
     d["self"] = d
-    back = sup.decode(json.loads(json.dumps(sup.encode([a, d, a]))))
+    back = box.codec.decode(json.loads(json.dumps(box.codec.encode([a, d, a]))))
     assert back[0] is back[2] and back[0][1] is back[0] and back[1]["self"] is back[1] and back[1]["k"] is back[0]
 
 
-def test_references_to_nothing_are_refused(supervisor_module):
-    with pytest.raises(supervisor_module.Unencodable):
-        supervisor_module.decode({"R": 0})
-    with pytest.raises(supervisor_module.Unencodable):
-        supervisor_module.Decoder([[]]).fill([], {"D": []})
+def test_references_to_nothing_are_refused(box):
+    with pytest.raises(box.codec.Unencodable):
+        box.codec.decode({"R": 0})
+    with pytest.raises(box.codec.Unencodable):
+        box.codec.Decoder([[]]).fill([], {"D": []})
 
 
-def test_class_names_in_reasons_are_one_line_and_bounded(supervisor_module):
-    sup = supervisor_module
-    assert sup.clean_name("Bad\ud800\nName|#`") == "Bad__Name___"
-    assert sup.clean_name("E" * 10_000) == "E" * 64 + "~"
-    assert sup.clean_name(None) == "_"
-    assert sup.safe_str(KeyError(10 ** 5000)).startswith("<not printable")
-    assert len(sup.clean_text("\ud800" * 5000, 100)) < 130
+def test_class_names_in_reasons_are_one_line_and_bounded(box):
+    assert box.text.clean_name("Bad\ud800\nName|#`") == "Bad__Name___"
+    assert box.text.clean_name("E" * 10_000) == "E" * 64 + "~"
+    assert box.text.clean_name(None) == "_"
+    assert box.text.safe_str(KeyError(10 ** 5000)).startswith("<not printable")
+    assert len(box.text.clean_text("\ud800" * 5000, 100)) < 130
 
 
-def test_removing_a_tree_deeper_than_the_stack_and_path_max(supervisor_module, tmp_path):
+def test_removing_a_tree_deeper_than_the_stack_and_path_max(box, tmp_path):
     """Regression: a candidate's directory chain ~1,200 deep made the clean-up raise RecursionError, the
     job an infrastructure error, and two such candidates stopped the run."""
     import os
@@ -250,12 +246,12 @@ def test_removing_a_tree_deeper_than_the_stack_and_path_max(supervisor_module, t
         fd = child
     os.close(fd)
     (tmp_path / "keep").write_text("x")
-    assert supervisor_module.remove_tree(str(top), time.monotonic() + 60)
+    assert box.cleanup.remove_tree(str(top), time.monotonic() + 60)
     assert not top.exists() and (tmp_path / "keep").exists()
-    assert supervisor_module.remove_tree(str(tmp_path / "absent"), time.monotonic() + 1)
+    assert box.cleanup.remove_tree(str(tmp_path / "absent"), time.monotonic() + 1)
 
 
-def test_a_test_worker_sees_what_a_job_left_in_its_state(supervisor_module, monkeypatch):
+def test_a_test_worker_sees_what_a_job_left_in_its_state(box, monkeypatch):
     """Regression for state carried between jobs in a pooled container: whatever a job changes that the
     probe can see retires the worker; the global random generator is put back instead."""
     import gc
@@ -263,10 +259,9 @@ def test_a_test_worker_sees_what_a_job_left_in_its_state(supervisor_module, monk
     import math
     import random
     import threading
-    sup = supervisor_module
-    for name in sup.PRELOAD:
+    for name in box.layout.PRELOAD:
         importlib.import_module(name)
-    probe = sup.StateProbe(sup._module_fingerprints())
+    probe = box.tester.StateProbe(box.tester._module_fingerprints())
     ns = {"math": math}
     assert probe.changed(ns) == ""
     monkeypatch.setenv("PASSK_PROBE_TEST", "1")
@@ -289,8 +284,8 @@ def test_a_test_worker_sees_what_a_job_left_in_its_state(supervisor_module, monk
     gc.collect()
     gc.freeze()  # as the zygote does before it forks: what exists now is inherited, not the job's own
     try:
-        assert sup.made_in_this_worker([[1, 2]])           # a literal the test made in this job
-        assert not sup.made_in_this_worker([sys.path])     # an object that outlives every job
-        assert not sup.made_in_this_worker([{"k": 1}])     # untracked by the collector: cannot tell
+        assert box.channels.proxy.made_in_this_worker([[1, 2]])           # a literal the test made in this job
+        assert not box.channels.proxy.made_in_this_worker([sys.path])     # an object that outlives every job
+        assert not box.channels.proxy.made_in_this_worker([{"k": 1}])     # untracked by the collector: cannot tell
     finally:
         gc.unfreeze()

@@ -14,7 +14,7 @@ import threading
 import time
 
 from ..config import Limits, SandboxSettings
-from ..constants import (LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN)
+from ..constants import LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN, PROTOCOL_VERSION
 from ..errors import HarnessError, InputError, SandboxUnavailableError
 from .base import Backend, Session, register_backend
 from .images import ensure_image
@@ -192,6 +192,10 @@ class DockerSession(Session):
         if hello.get("event") != "ready":
             self.stop()
             raise SandboxUnavailableError(f"container sent {hello!r} instead of ready")
+        if hello.get("protocol") != PROTOCOL_VERSION:
+            self.stop()
+            raise HarnessError(f"image {b.facts['image']} speaks protocol {hello.get('protocol')}, this passk "
+                               f"{PROTOCOL_VERSION}: rebuild it (passk images build --rebuild) or use passk's own image")
         self.python_version = hello.get("python")
         b.facts.setdefault("image_python", self.python_version)
 

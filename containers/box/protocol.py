@@ -1,0 +1,37 @@
+"""The contract between the host and the supervisor, written down once: both sides read these names
+(the host imports this file as harness.containers.box.protocol). The supervisor's `ready` message
+carries VERSION; the host refuses an image that speaks another.
+
+A job (one JSON line to the supervisor's stdin):
+    id, code (the program), limits (supervisor_limits on the host), channel, and per channel:
+      proxy       prompt, test, entry_point (or null), runner
+      in_process  test, entry_point (or null), runner
+      io          tests ([{input, output}]), compare (a rule of COMPARE_RULES)
+A result (one JSON line on its stdout): event "result" (or "fault"), id, status, reason, detail,
+verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see the README)."""
+
+VERSION = 2
+
+PASSED, FAILED, TIMED_OUT, ERROR = "passed", "failed", "timed_out", "error"
+STATUSES = (PASSED, FAILED, TIMED_OUT, ERROR)
+
+# Who decides a verdict:
+#   proxy       the problem's tests run in a test worker (uid 10002); the candidate's functions are
+#               called through a socket with plain data; the verdict is given there. Unforgeable.
+#   in_process  the tests run in the candidate's own process and it reports; forgeable by deliberate
+#               code (as in every in-process harness), never by exit code 0, output or an early exit.
+#   io          the program reads each test's input on stdin; the supervisor (root) compares its
+#               stdout with the expected output, which no process of the candidate's ever holds.
+CHANNELS = ("proxy", "in_process", "io")
+
+# How the tests of the proxy and in_process channels start:
+#   check     the test code defines check(candidate); it is called with the entry point (HumanEval)
+#   script    the test code checks by itself when it runs: asserts, or test_check() (MBPP, MultiPL-E)
+#   unittest  the test code defines unittest.TestCase classes; they are run (BigCodeBench)
+RUNNERS = ("check", "script", "unittest")
+
+# How the io channel compares a program's output with the expected one (channels/io.py):
+COMPARE_RULES = ("strict", "apps", "codecontests", "livecodebench")
+
+# `error` reasons that a rerun cannot change: the problem, not the sandbox, is at fault.
+PERMANENT_ERRORS = ("unsupported_test_argument", "problem_error")

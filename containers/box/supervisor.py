@@ -1,0 +1,435 @@
+"""The supervisor (root): talks to the host, holds job data, never forks a candidate."""
+
+import json
+import os
+import platform
+import selectors
+import signal
+import socket
+import sys
+import time
+
+from .channels.base import _describe
+from .channels.io import compare
+from .cleanup import remove_tree, scrub
+from .framing import Unencodable, recv_exact, recv_msg, recv_with_fds, send_msg, send_with_fds
+from .layout import CANDIDATE_UID, ENV, START, WORK_ROOT
+from .protocol import CHANNELS, COMPARE_RULES, VERSION
+from .text import clean_text
+
+
+def _write_file(path, text, uid, mode=0o600):
+    with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
+        f.write(text)
+    os.chown(path, uid, uid)
+    os.chmod(path, mode)
+
+
+def _private_dir(path, uid):
+    os.mkdir(path)
+    os.chown(path, uid, uid)
+    os.chmod(path, 0o700)
+
+
+TESTER_ANSWER_S = 10.0  # the zygote forks or reaps a test worker within this, or the tester is replaced
+# After the candidate has ended, how long the tests may still take to give their verdict, beyond the
+# wall-clock limit (the verdict of tests that finished in time is on its way).
+VERDICT_GRACE_S = 1.0
+# How long past its deadline a job may take to be killed and reaped (a fork bomb under gVisor is slow).
+CLEANUP_GRACE_S = 20.0
+CLEANUP_BUDGET_S = 2.0    # removing what a job left; a container not cleaned by then is replaced
+MAX_CLEANUP_S = 1.0
+
+
+def _start_child(role, *args):
+    """fork + exec a fresh interpreter for `role`, connected by a socket on its fd 3."""
+    mine, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(theirs.fileno(), 3)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            os.dup2(devnull, 0)
+            os.dup2(devnull, 1)
+            if role == "tester":  # what test code prints is not the candidate's output
+                os.dup2(devnull, 2)
+            os.closerange(4, 4096)
+            os.execve(sys.executable, [sys.executable, "-s", "-B", START, role, *map(str, args)], ENV)
+        finally:
+            os._exit(70)
+    theirs.close()
+    return pid, mine
+
+
+class Supervisor:
+    def __init__(self):
+        os.makedirs(WORK_ROOT, mode=0o755, exist_ok=True)
+        os.chmod(WORK_ROOT, 0o755)
+        self.count = 0
+        self.fs_pid, self.fs = _start_child("forkserver")
+        self.zygote_pid = self.zygote = None
+        self.zygote_memory = None
+        self.worker = None  # (pid, socket) of the test worker in use
+        self.taught = set()  # problems the zygote has compiled
+
+    def _zygote(self, memory_mb):
+        if self.zygote is not None and self.zygote_memory != memory_mb:
+            self._stop_tester()
+        if self.zygote is None:
+            self.zygote_pid, self.zygote = _start_child("tester", memory_mb)
+            self.zygote_memory = memory_mb
+            self.taught = set()
+        return self.zygote
+
+    def _ask_zygote(self, msg):
+        zygote = self.zygote
+        send_with_fds(zygote, [], msg)
+        zygote.settimeout(TESTER_ANSWER_S)
+        try:
+            got = recv_with_fds(zygote)
+        finally:
+            zygote.settimeout(None)
+        if got is None:
+            raise RuntimeError("the tester did not answer")
+        return got
+
+    def _worker(self, memory_mb):
+        """The test worker for the next job: the one in use, or a fresh fork of the zygote."""
+        self._zygote(memory_mb)
+        if self.worker is None:
+            fds, msg = self._ask_zygote({"op": "fork"})
+            self.worker = (int(msg["pid"]), socket.socket(fileno=fds[0]))
+        return self.worker[1]
+
+    def _end_worker(self, kill):
+        """Retire the test worker in use: reaped by the zygote (killed first when `kill`). How it ended."""
+        pid, sock = self.worker
+        self.worker = None
+        sock.close()
+        try:
+            return self._ask_zygote({"op": "reap", "pid": pid, "kill": kill})[1].get("exited")
+        except (OSError, EOFError, ValueError, Unencodable, RuntimeError):
+            self._stop_tester()
+            return None
+
+    def _stop_tester(self):
+        if self.worker is not None:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(self.worker[0], signal.SIGKILL)
+                except OSError:
+                    pass
+            self.worker[1].close()
+            self.worker = None
+        if self.zygote is None:
+            return
+        try:
+            os.kill(self.zygote_pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.zygote_pid, 0)
+        self.zygote.close()
+        self.zygote = self.zygote_pid = None
+
+    def run_io(self, job):
+        """The io channel: the program runs once per test, reading the test's input on stdin; its stdout
+        is compared here, with expected output no process of the candidate's ever holds. The first test
+        that does not pass decides; the limits apply to each run."""
+        jobdir, p_dir = self._job_dir(job)
+        limits, rule, tests = job["limits"], job.get("compare", "strict"), job.get("tests") or []
+        if rule not in COMPARE_RULES:
+            raise ValueError(f"unknown comparison rule {rule!r}")
+        status, reason, detail = "passed", "tests_completed", f"{len(tests)} tests"
+        wall = cpu = 0.0
+        peak = 0
+        passed = 0
+        report = None
+        for index, case in enumerate(tests):
+            report, stdout = _io_run(self, job, p_dir, case)
+            wall += report["end"] - report["start"]
+            cpu += report["cpu_s"] or 0.0
+            peak = max(peak, report["peak_memory_kb"] or 0)
+            status, reason, detail = _io_label(report, limits, stdout, case, rule, index)
+            if status != "passed" or not report["clean"]:
+                break
+            passed += 1
+        if report is None:
+            remove_tree(jobdir, time.monotonic() + CLEANUP_BUDGET_S)
+            return {"status": "error", "reason": "problem_error", "detail": "an io problem with no tests",
+                    "verdict_channel": "io", "channel_detail": {"compare": rule, "tests": 0}, "healthy": True}
+        if status == "passed":
+            detail = f"{passed} of {len(tests)} tests"
+        result = {"status": status, "reason": reason, "detail": clean_text(detail), "wall_s": round(wall, 6),
+                  "cpu_s": round(cpu, 6), "test_cpu_s": None, "peak_memory_kb": peak,
+                  "exit_code": report["exit_code"], "signal": report["signal"],
+                  "stdout_tail": report["stdout_tail"].decode("utf-8", errors="replace"),
+                  "stderr_tail": report["stderr_tail"].decode("utf-8", errors="replace"),
+                  "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
+                  "verdict_channel": "io",
+                  "channel_detail": {"compare": rule, "tests_passed": passed, "tests_total": len(tests)}}
+        return self._finish(result, report, jobdir)
+
+    def _job_dir(self, job):
+        """A fresh directory for the job, with the candidate's private working directory holding its program."""
+        self.count += 1
+        jobdir = os.path.join(WORK_ROOT, f"j{self.count}")
+        os.mkdir(jobdir, 0o755)
+        os.chmod(jobdir, 0o755)
+        p_dir = os.path.join(jobdir, "p")
+        _private_dir(p_dir, CANDIDATE_UID)
+        _write_file(os.path.join(p_dir, "program.py"), job["code"], CANDIDATE_UID)
+        return jobdir, p_dir
+
+    def run(self, job):
+        channel = job.get("channel", "proxy")
+        if channel not in CHANNELS:
+            raise ValueError(f"unknown channel {channel!r}")
+        if channel == "io":
+            return self.run_io(job)
+        jobdir, p_dir = self._job_dir(job)
+        limits = job["limits"]
+        verdicts = self._worker(max(limits["memory_mb"], 64))
+        spec = {"prompt": job.get("prompt", ""), "test": job["test"], "entry_point": job.get("entry_point"),
+                "runner": job.get("runner", "check"), "channel": channel}
+        if channel == "in_process":  # the tests go to the candidate; its report must carry this job's nonce
+            spec["nonce"] = os.urandom(16).hex()
+            _write_file(os.path.join(p_dir, "inproc.json"),
+                        json.dumps({"test": job["test"], "runner": spec["runner"], "entry_point": spec["entry_point"],
+                                    "main": bool(job.get("main")), "nonce": spec["nonce"]}), CANDIDATE_UID)
+        key = (spec["prompt"], spec["test"])
+        if key not in self.taught and len(self.taught) < 512:
+            send_with_fds(self.zygote, [], {"op": "learn", **spec})  # no answer: workers forked later inherit it
+            self.taught.add(key)
+        for_cand, for_test = socket.socketpair()
+        sent_at = time.monotonic()
+        send_with_fds(self.fs, [for_cand.fileno()], {"op": "run", "dir": p_dir, "limits": limits, "mode": channel})
+        for_cand.close()
+        send_with_fds(verdicts, [for_test.fileno()], spec)
+        for_test.close()
+
+        verdict = report = None
+        test_status = None
+        stop_sent = False
+        hard_deadline = sent_at + limits["timeout_s"] + CLEANUP_GRACE_S
+        verdict_deadline = None
+        sel = selectors.DefaultSelector()
+        sel.register(verdicts, selectors.EVENT_READ, "tester")
+        sel.register(self.fs, selectors.EVENT_READ, "forkserver")
+        while report is None or (verdict is None and test_status is None and time.monotonic() < verdict_deadline):
+            now = time.monotonic()
+            if report is None and now > hard_deadline:
+                if verdict is not None and verdict["t_end"] - sent_at <= limits["timeout_s"]:
+                    raise RuntimeError("the forkserver did not report in time")
+                # No verdict within the time limit, and the forkserver is still killing what the
+                # candidate left (a fork bomb under gVisor): the candidate timed out; the container,
+                # whose forkserver is busy, is reported unhealthy and replaced.
+                report = _unreported(sent_at, limits, now)
+                break
+            wait = hard_deadline - now if report is None else max(0.0, verdict_deadline - now)
+            for key, _ in sel.select(timeout=wait):
+                if key.data == "tester":
+                    sel.unregister(verdicts)
+                    try:
+                        verdict = _checked_verdict(recv_msg(verdicts))
+                    except (EOFError, OSError, ValueError, Unencodable):  # the worker died
+                        test_status = self._end_worker(kill=True) or {"signal": None, "running": False}
+                    if not stop_sent:
+                        gone = verdict is not None and verdict["reason"] == "candidate_exited"
+                        send_msg(self.fs, {"op": "stop", "gone": gone})
+                        stop_sent = True
+                else:
+                    report = recv_msg(self.fs)
+                    report["stdout_tail"] = recv_exact(self.fs, report.pop("out_len"))
+                    report["stderr_tail"] = recv_exact(self.fs, report.pop("err_len"))
+                    # The tests may go on after the candidate ended, within the wall-clock limit.
+                    verdict_deadline = max(report["start"] + limits["timeout_s"], time.monotonic()) + VERDICT_GRACE_S
+                    sel.unregister(self.fs)
+        sel.close()
+        if not stop_sent:
+            send_msg(self.fs, {"op": "stop"})  # exactly one per job: the forkserver waits for it
+        if verdict is None and test_status is None:
+            test_status = self._end_worker(kill=True)  # still running: killed now
+        elif verdict is not None and verdict["retire"]:
+            self._end_worker(kill=False)  # it ends itself after answering: the next job gets a fresh one
+        result = compose(verdict, report, limits, test_status)
+        result["verdict_channel"] = channel
+        result["channel_detail"] = {"runner": spec["runner"]}
+        return self._finish(result, report, jobdir)
+
+    def _finish(self, result, report, jobdir):
+        """Remove what the job left, and say whether the container can take another job."""
+        deadline = time.monotonic() + CLEANUP_BUDGET_S
+        leftovers, scrubbed = scrub(deadline)
+        removed = remove_tree(jobdir, deadline)
+        result["leftover_paths"] = leftovers
+        # A container the forkserver could not clean (a fork bomb among others), or took long to clean, or
+        # whose files could not all be removed, is replaced: what is left must not reach the next candidate.
+        result["healthy"] = (bool(report["clean"]) and scrubbed and removed and result["status"] != "error"
+                             and report["cleanup_s"] < MAX_CLEANUP_S and not report["memory_pressure"])
+        return result
+
+
+IO_STDIN_CHARS = 300   # of a failing test's input, in a result's detail
+
+
+def _excerpt(text, limit=120):
+    return clean_text(text if len(text) <= limit else text[:limit] + "…", limit + 40)
+
+
+def _io_run(sup, job, p_dir, case):
+    """Run the program once on one test's input; the forkserver's report and the whole stdout."""
+    send_with_fds(sup.fs, [], {"op": "run", "dir": p_dir, "limits": job["limits"], "mode": "io",
+                               "stdin": case.get("input", "")})
+    report = recv_msg(sup.fs)
+    report["stdout_tail"] = recv_exact(sup.fs, report.pop("out_len"))
+    report["stderr_tail"] = recv_exact(sup.fs, report.pop("err_len"))
+    stdout = recv_exact(sup.fs, report.pop("full_len"))
+    return report, stdout
+
+
+def _io_label(report, limits, stdout, case, rule, index):
+    """(status, reason, detail) of one test of the io channel: limits first, then how the program ended,
+    then the comparison."""
+    where = f"test {index}"
+    if report["output_exceeded"]:
+        return "failed", "output_limit", f"{where}: printed more than {limits['output_bytes']} bytes"
+    if report.get("memory_exceeded") or report["memory_pressure"]:
+        return "failed", "memory_limit", f"{where}: the memory limit"
+    if report["timed_out"]:
+        return "timed_out", "wall_time_limit", f"{where}: still running after {limits['timeout_s']} s"
+    sig, code = report["signal"], report["exit_code"]
+    if sig == "SIGXCPU":
+        return "timed_out", "cpu_time_limit", f"{where}: used more than {limits['cpu_time_s']} s of CPU"
+    if sig == "SIGXFSZ":
+        return "failed", "file_size_limit", f"{where}: wrote a file larger than the limit"
+    if sig is not None:
+        return "failed", f"signal:{sig}", f"{where}: killed by {sig}"
+    if code != 0:
+        tail = report["stderr_tail"].decode("utf-8", "replace").strip().splitlines()
+        return "failed", "runtime_error", f"{where}: exit code {code}" + (f": {tail[-1]}" if tail else "")
+    ok, why = compare(rule, stdout.decode("utf-8", "replace"), case.get("output", ""))
+    if not ok:
+        return ("failed", "wrong_answer", f"{where}: {why} under rule {rule}: expected "
+                f"{_excerpt(case.get('output', ''))!r}, got {_excerpt(stdout.decode('utf-8', 'replace'))!r}")
+    return "passed", "tests_completed", ""
+
+
+def _checked_verdict(msg):
+    """The test process's message, as the labels need it (it is ours, but nothing is taken on faith)."""
+    if not isinstance(msg, dict) or msg.get("status") not in ("passed", "failed", "error") \
+            or not isinstance(msg.get("t_end"), (int, float)):
+        raise ValueError("malformed verdict")
+    return {"status": msg["status"], "reason": clean_text(msg.get("reason", ""), 120),
+            "detail": clean_text(msg.get("detail", "")), "t_end": float(msg["t_end"]),
+            "test_cpu_s": msg.get("test_cpu_s") if isinstance(msg.get("test_cpu_s"), (int, float)) else None,
+            "retire": bool(msg.get("retire"))}
+
+
+def _unreported(sent_at, limits, now):
+    """What is known of a job whose forkserver never reported: it started, and ran out of time."""
+    return {"start": sent_at, "end": sent_at + limits["timeout_s"], "timed_out": True, "output_exceeded": False,
+            "memory_exceeded": False, "stop_received": True, "exit_code": None, "signal": None, "cpu_s": None,
+            "peak_memory_kb": None, "stdout_bytes": None, "stderr_bytes": None, "stdout_tail": b"",
+            "stderr_tail": b"", "memory_pressure": False, "clean": False, "unreported": True,
+            "cleanup_s": round(now - sent_at - limits["timeout_s"], 3)}
+
+
+def decide(verdict, report, limits, test_status):
+    """(status, reason, detail): the label, from facts only, never from which message arrived first.
+    The rules, first match wins (the README's table lists them in this order):
+
+     1. the forkserver never reported (it was still killing a fork bomb)     timed_out wall_time_limit
+     2. output over the limit, every byte written before the candidate was
+        stopped counted, whenever it was read                                failed output_limit
+     3. the sandbox's memory watch fired while the candidate ran (gVisor)    failed memory_limit
+     4. the tests gave a verdict and ended within the wall-clock limit, and
+        it is not "the candidate went away"                                  that verdict
+     5. the candidate was still running at the wall-clock limit              timed_out wall_time_limit
+     6. the candidate ended by itself, the tests saw it go:
+          the container's OOM killer killed during the job (its only choice
+          is the candidate; it may not have been reaped yet)                 failed memory_limit
+          SIGXCPU                                                            timed_out cpu_time_limit
+          SIGXFSZ                                                            failed file_size_limit
+          another signal                                                     failed signal:<NAME>
+          an exit code                                                       failed exited_early
+     7. the tests were still running when the limit (and its grace) ran out timed_out wall_time_limit
+     8. the test process died of a signal other than SIGKILL                 failed test_crashed
+     9. a verdict that came after the limit                                  timed_out wall_time_limit
+    10. no verdict and nothing else known (the test process was killed)      error tester_died
+    """
+    timeout = limits["timeout_s"]
+    if report.get("unreported"):
+        return "timed_out", "wall_time_limit", f"still running after {timeout} s"
+    if report["output_exceeded"]:
+        return "failed", "output_limit", f"printed more than {limits['output_bytes']} bytes"
+    if report.get("memory_exceeded"):
+        return ("failed", "memory_limit", "the sandbox's memory passed its limit (memory held outside the "
+                "candidate's address space counts: memfd, shared memory, tmpfs files)")
+    in_time = verdict is not None and verdict["t_end"] - report["start"] <= timeout
+    if in_time and verdict["reason"] != "candidate_exited":
+        return verdict["status"], verdict["reason"], verdict["detail"]
+    if report["timed_out"]:
+        return "timed_out", "wall_time_limit", f"still running after {timeout} s"
+    sig, exit_code = report["signal"], report["exit_code"]
+    if verdict is not None and verdict["reason"] == "candidate_exited" or (verdict is None and (sig or exit_code is not None)):
+        if report["memory_pressure"]:
+            return "failed", "memory_limit", "killed by the container's memory limit"
+        if sig == "SIGXCPU":
+            return "timed_out", "cpu_time_limit", f"used more than {limits['cpu_time_s']} s of CPU"
+        if sig == "SIGXFSZ":
+            return "failed", "file_size_limit", "wrote a file larger than the limit"
+        if sig is not None:
+            return "failed", f"signal:{sig}", f"the candidate was killed by {sig}"
+        if exit_code is not None:
+            return "failed", "exited_early", f"the candidate exited with code {exit_code} before the tests finished"
+        if verdict is not None and in_time:
+            return verdict["status"], verdict["reason"], verdict["detail"]
+    if verdict is None:
+        status = test_status or {}
+        if status.get("running"):
+            return "timed_out", "wall_time_limit", f"the tests were still running after {timeout} s"
+        if status.get("signal") not in (None, "SIGKILL"):
+            return "failed", "test_crashed", f"the test process was killed by {status['signal']} while testing"
+        return "error", "tester_died", "the test process gave no verdict"
+    return "timed_out", "wall_time_limit", f"the tests finished after the {timeout} s limit"
+
+
+def compose(verdict, report, limits, test_status=None):
+    """The result line for the host: the label (decide) and what was measured."""
+    status, reason, detail = decide(verdict, report, limits, test_status)
+    in_time = verdict is not None and verdict["t_end"] - report["start"] <= limits["timeout_s"]
+    end = verdict["t_end"] if in_time and status != "timed_out" else report["end"]
+    return {
+        "status": status, "reason": clean_text(reason, 120), "detail": clean_text(detail),
+        "wall_s": round(max(0.0, end - report["start"]), 6), "cpu_s": report["cpu_s"],
+        "test_cpu_s": (verdict or {}).get("test_cpu_s"),
+        "peak_memory_kb": report["peak_memory_kb"],
+        "exit_code": report["exit_code"], "signal": report["signal"],
+        "stdout_tail": report["stdout_tail"].decode("utf-8", errors="replace"),
+        "stderr_tail": report["stderr_tail"].decode("utf-8", errors="replace"),
+        "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
+    }
+
+
+def serve():
+    out = sys.stdout.buffer
+    sup = Supervisor()
+    hello = {"event": "ready", "protocol": VERSION, "python": platform.python_version(), "pid": os.getpid()}
+    out.write((json.dumps(hello) + "\n").encode())
+    out.flush()
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        try:
+            result = sup.run(job)
+            result["event"] = "result"
+        except Exception as e:
+            result = {"event": "fault", "id": job.get("id"), "detail": clean_text(_describe(e), 500)}
+            out.write((json.dumps(result) + "\n").encode())
+            out.flush()
+            return 1
+        result["id"] = job.get("id")
+        out.write((json.dumps(result) + "\n").encode())
+        out.flush()
+    return 0

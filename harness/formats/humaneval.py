@@ -1,0 +1,33 @@
+"""HumanEval's format: task_id, prompt, test (defining check(candidate)), entry_point, canonical_solution.
+Proxy channel, runner `check`: check(entry_point) in the test worker."""
+
+from __future__ import annotations
+
+from ..errors import InputError
+from ..problems import Problem, check_test_compiles
+from . import Format, add, register, require
+
+
+def detect(obj: dict) -> bool:
+    return {"task_id", "prompt", "test"} <= set(obj) and "language" not in obj
+
+
+def load(path, records) -> dict:
+    problems: dict = {}
+    for where, obj in records:
+        task_id = require(where, obj, "task_id")
+        prompt = require(where, obj, "prompt", allow_empty=True)
+        test = require(where, obj, "test")
+        entry_point = require(where, obj, "entry_point")
+        if not entry_point.isidentifier():
+            raise InputError(f"{where}: entry_point {entry_point!r} is not a Python identifier")
+        canonical = obj.get("canonical_solution")
+        if canonical is not None and not isinstance(canonical, str):
+            raise InputError(f"{where}: field 'canonical_solution' must be a string")
+        check_test_compiles(path, where, task_id, test)
+        add(problems, where, Problem(task_id, prompt, test, entry_point, canonical, format="humaneval"))
+    return problems
+
+
+register(Format("humaneval", "HumanEval (and HumanEval+-style files)", detect, load,
+                "task_id, prompt, test, entry_point"))
