@@ -20,6 +20,9 @@ def format_summary(score: dict) -> str:
               else f"n = {score['n_min']}..{score['n_max']}")
     lines.append(f"tasks {score['num_tasks']} · candidates {score['num_candidates']} · {n_text} per task")
     lines.append("labels  " + "  ".join(f"{label} {score['labels'].get(label, 0)}" for label in LABELS))
+    channels = score.get("verdict_channels") or {}
+    if channels:
+        lines.append("verdicts by  " + "  ".join(f"{ch} {sum(per.values())}" for ch, per in channels.items()))
     if score["pass_at_k"]:
         lines.append("")
         lines.append(f"{'k':>5}  {'pass@k':>8}  {'SE':>7}  {'95% CI':>17}  {'of tasks':>12}  exact")
@@ -474,6 +477,13 @@ def build_report(run_dir) -> tuple[str, str]:
     doc.table(["k", "pass@k"], [[k, f"{v:.4f}"] for k, v in curve])
     doc.h2("Labels")
     doc.table(["status", "count"], [[k, v] for k, v in score["labels"].items()])
+    channels = score.get("verdict_channels") or {}
+    if channels:
+        doc.para("Who decided the verdicts (proxy: the tests in a process the candidate cannot reach; "
+                 "in_process: the candidate's own process, forgeable by deliberate code; io: the supervisor "
+                 "comparing stdout):")
+        doc.table(["verdict channel", *score["labels"]],
+                  [[ch, *[per.get(label, 0) for label in score["labels"]]] for ch, per in channels.items()])
     doc.h2("Wall time of passing candidates against the timeout", _svg_bars(margins["bins"]))
     doc.para(f"{margins['count']} passing candidates; {margins['within_20pct']} passed within 20% of the limit"
              + (f"; the closest used {margins['max']:.0%} of it." if margins["max"] is not None else "."))

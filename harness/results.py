@@ -135,7 +135,8 @@ def slim(row: ResultRow) -> ResultRow:
     """What scoring needs of a row, without its output tails and details: the store keeps one per
     candidate in memory, so a long run's memory grows by this little per candidate."""
     return ResultRow(row.task_id, row.sample_index, row.status, reason=row.reason,
-                     candidate_sha256=row.candidate_sha256, attempt=row.attempt, sample=row.sample)
+                     candidate_sha256=row.candidate_sha256, attempt=row.attempt, sample=row.sample,
+                     verdict_channel=row.verdict_channel)
 
 
 class ResultStore:

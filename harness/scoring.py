@@ -266,7 +266,7 @@ def _selected(latest, task_ids, opts) -> dict | None:
         return None
     ok = sum(1 for r in picked if r.status == PASSED)
     return {"rule": opts.selection, "tasks": len(picked), "success_rate": ok / len(picked),
-            "success_rate_exact": fraction_text(Fraction(ok, len(picked))),
+            "success_rate_exact": f"{ok}/{len(picked)}",
             "note": "success of the one candidate the rule picks per task; pass@k is coverage of a set, not this"}
 
 
@@ -346,8 +346,11 @@ def _score_latest(latest: dict, opts: ScoringOptions) -> dict:
     counts = count_latest(latest, opts.exclude_errors)
     labels = {label: 0 for label in LABELS}
     reasons: dict[str, int] = {}
+    channels: dict[str, dict[str, int]] = {}
     for row in latest.values():
         labels[row.status] += 1
+        per = channels.setdefault(row.verdict_channel or "unrecorded", {})
+        per[row.status] = per.get(row.status, 0) + 1
         key = f"{row.status}:{row.reason or '-'}"
         reasons[key] = reasons.get(key, 0) + 1
     error_count = labels[ERROR]
@@ -363,6 +366,7 @@ def _score_latest(latest: dict, opts: ScoringOptions) -> dict:
         "n_max": max(ns) if ns else 0,
         **_pass_at_k_block(scored, task_ids, opts.ks, opts, error_count, permanent),
         "labels": labels,
+        "verdict_channels": dict(sorted(channels.items())),
         "reasons": dict(sorted(reasons.items())),
         "errors_remaining": 0 if opts.exclude_errors else error_count,
         "errors_permanent": 0 if opts.exclude_errors else permanent,
@@ -375,7 +379,7 @@ def _score_latest(latest: dict, opts: ScoringOptions) -> dict:
         result["selected_answer"] = selected
     if ns and len(set(ns)) > 1:
         total_c = sum(scored[t].c for t in task_ids)
-        result["pooled_pass_rate"] = {"value": total_c / sum(ns), "exact": fraction_text(Fraction(total_c, sum(ns))),
+        result["pooled_pass_rate"] = {"value": total_c / sum(ns), "exact": f"{total_c}/{sum(ns)}",
                                       "note": "all candidates pooled; not pass@1, which weights each task equally"}
     return result
 

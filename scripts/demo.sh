@@ -1,9 +1,36 @@
 #!/usr/bin/env bash
 # Quick start: set everything up, then run passk on the bundled demo problems.
-# Output goes to runs/demo (resumed if it exists; delete it for a fresh run).
+#   bash scripts/demo.sh            the HumanEval-format demo set, into runs/demo
+#   bash scripts/demo.sh --all      every shipped set (one per problem format), into runs/demo-<set>
+#   bash scripts/demo.sh DIR        the demo set into DIR
+# Existing output directories are resumed; delete them for a fresh run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+
+run_set() {  # run_set NAME OUT [extra evaluate options...]
+  local name="$1" out="$2"; shift 2
+  local problems="problems/$name/problems.jsonl" samples="problems/$name/samples.jsonl"
+  [ -d "problems/$name/problems" ] && problems="problems/$name/problems"
+  [ -d "problems/$name/samples" ] && samples="problems/$name/samples"
+  [ -f "problems/$name/samples.json" ] && samples="problems/$name/samples.json"
+  echo "== $name: $problems + $samples -> $out"
+  passk evaluate --problems "$problems" --samples "$samples" --out "$out" \
+    --k 1,2 --timeout-s 2 --no-progress "$@"
+  passk report "$out" >/dev/null
+}
+
+if [ "${1:-}" = "--all" ]; then
+  for name in demo mbpp multipl-e apps codecontests livecodebench bigcodebench native; do
+    extra=()
+    [ "$name" = "multipl-e" ] && extra=(--stop-tokens)
+    run_set "$name" "runs/demo-$name" "${extra[@]}"
+    echo
+  done
+  echo "results: runs/demo-<set>/{results.jsonl,score.json,manifest.json,report.html}"
+  exit 0
+fi
+
 out="${1:-runs/demo}"
 passk evaluate --problems problems/demo/problems.jsonl --samples problems/demo/samples.jsonl \
   --out "$out" --k 1,2,4 --timeout-s 2 --no-progress

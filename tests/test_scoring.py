@@ -65,7 +65,7 @@ def test_domain_is_checked(n, c, k):
 def test_mean_is_per_task_not_pooled():
     score = score_rows(rows_for({"a": (10, 10), "b": (100, 0)}), ks=[1])
     assert score["pass_at_k_exact"]["1"] == "1/2"
-    assert score["pooled_pass_rate"]["exact"] == "1/11"  # 10/110
+    assert score["pooled_pass_rate"]["exact"] == "10/110"  # counts, not reduced
 
 
 def test_k_above_some_n_is_omitted_not_filled():

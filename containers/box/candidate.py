@@ -3,10 +3,12 @@
 import builtins
 import json
 import os
+import sys
 
 from .codec import Decoder, Encoder, Handles, Unencodable, changed, snapshot
 from .framing import recv_msg, send_reply
 from .layout import CANDIDATE_MODULE_NAME
+from .protocol import SYNTAX_ERROR_EXIT
 from .text import safe_str
 
 
@@ -27,6 +29,9 @@ def candidate_main(chan, mode="proxy"):
         serve_program(chan, source)
 
 
+_ABSENT = object()
+
+
 def _exc_data(e) -> dict:
     """An exception the candidate raised, as data (its own process: bounded by the message cap only)."""
     return {"type": type(e).__name__, "msg": safe_str(e)}
@@ -45,7 +50,10 @@ def serve_program(chan, source):
         return
     # The names it defines (so that the tests reach its own `max` rather than the builtin, and ask about
     # no name it lacks).
-    send_reply(chan, {"ready": True, "names": [n for n in namespace if type(n) is str and not n.startswith("__")]})
+    # (A name bound to the builtin itself, as `from builtins import *` binds them, stays the builtin.)
+    names = [n for n, v in namespace.items()
+             if type(n) is str and not n.startswith("__") and v is not getattr(builtins, n, _ABSENT)]
+    send_reply(chan, {"ready": True, "names": names})
     handles = Handles()
     while True:
         try:
@@ -177,10 +185,15 @@ def _run_unittests(namespace) -> dict:
         return {"status": "failed", "reason": "no_tests", "detail": "the test code defines no test that ran"}
     if result.wasSuccessful():
         return {"status": "passed", "reason": "tests_completed", "detail": f"{result.testsRun} tests ran"}
-    problems = result.failures + result.errors
-    kind = "assertion" if result.failures else "exception"
-    return {"status": "failed", "reason": kind, "detail": f"{len(result.failures)} failed, {len(result.errors)} "
-            f"errors of {result.testsRun}; first: {problems[0][0].id()}: {problems[0][1][-600:]}"}
+    summary = f"{len(result.failures)} failed, {len(result.errors)} errors of {result.testsRun}"
+    if result.failures:
+        case, trace = result.failures[0]
+        return {"status": "failed", "reason": "assertion", "detail": f"{summary}; first: {case.id()}: {trace[-500:]}"}
+    case, trace = result.errors[0]
+    last = trace.strip().splitlines()[-1] if trace.strip() else "Exception"
+    kind, _, msg = last.partition(":")
+    return {"status": "failed", "reason": "exception", "exception": {"type": kind.strip().split(".")[-1], "msg": msg.strip()},
+            "where": f"{summary}; first: {case.id()}"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -190,4 +203,10 @@ def run_script(source):
     """Run the program as `__main__` (so `if __name__ == "__main__":` runs), reading this test's input on
     stdin. An uncaught exception ends it as Python does: traceback on stderr, exit code 1."""
     namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "main.py"}
-    exec(compile(source, "main.py", "exec"), namespace)
+    try:
+        code = compile(source, "main.py", "exec")
+    except (SyntaxError, ValueError) as e:
+        sys.stderr.write(f"{type(e).__name__}: {safe_str(e)}\n")
+        sys.stderr.flush()
+        os._exit(SYNTAX_ERROR_EXIT)
+    exec(code, namespace)

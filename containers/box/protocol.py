@@ -33,5 +33,8 @@ RUNNERS = ("check", "script", "unittest")
 # How the io channel compares a program's output with the expected one (channels/io.py):
 COMPARE_RULES = ("strict", "apps", "codecontests", "livecodebench")
 
+# The exit code of an io program that does not compile (it never ran: failed syntax_error).
+SYNTAX_ERROR_EXIT = 97
+
 # `error` reasons that a rerun cannot change: the problem, not the sandbox, is at fault.
 PERMANENT_ERRORS = ("unsupported_test_argument", "problem_error")

@@ -14,7 +14,7 @@ from .channels.io import compare
 from .cleanup import remove_tree, scrub
 from .framing import Unencodable, recv_exact, recv_msg, recv_with_fds, send_msg, send_with_fds
 from .layout import CANDIDATE_UID, ENV, START, WORK_ROOT
-from .protocol import CHANNELS, COMPARE_RULES, VERSION
+from .protocol import CHANNELS, COMPARE_RULES, SYNTAX_ERROR_EXIT, VERSION
 from .text import clean_text
 
 
@@ -304,6 +304,9 @@ def _io_label(report, limits, stdout, case, rule, index):
         return "failed", "file_size_limit", f"{where}: wrote a file larger than the limit"
     if sig is not None:
         return "failed", f"signal:{sig}", f"{where}: killed by {sig}"
+    if code == SYNTAX_ERROR_EXIT:
+        tail = report["stderr_tail"].decode("utf-8", "replace").strip().splitlines()
+        return "failed", "syntax_error", f"{where}: " + (tail[-1] if tail else "the program does not compile")
     if code != 0:
         tail = report["stderr_tail"].decode("utf-8", "replace").strip().splitlines()
         return "failed", "runtime_error", f"{where}: exit code {code}" + (f": {tail[-1]}" if tail else "")

@@ -1,0 +1,2 @@
+def is_palindrome(s):
+    """The task is_palindrome."""

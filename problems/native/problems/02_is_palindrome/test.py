@@ -1,0 +1,4 @@
+def check(candidate):
+    assert candidate('level') == True
+    assert candidate('abc') == False
+    assert candidate('') == True

@@ -1,0 +1,2 @@
+def count_vowels(s):
+    """The task count_vowels."""

@@ -1,0 +1,2 @@
+def factorial(n):
+    """The task factorial."""

@@ -1,0 +1,2 @@
+def fib(n):
+    """The task fib."""

@@ -1,0 +1,2 @@
+def sum_squares(n):
+    """The task sum_squares."""

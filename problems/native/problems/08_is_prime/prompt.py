@@ -1,0 +1,2 @@
+def is_prime(n):
+    """The task is_prime."""

@@ -1,0 +1,2 @@
+def dedupe(xs):
+    """The task dedupe."""

@@ -1,0 +1,3 @@
+def factorial(n):
+    while True:
+        pass

@@ -1,0 +1,2 @@
+def sum_squares(n):
+    return sum(i * i for i in range(n))

@@ -1,0 +1,3 @@
+def is_prime(n):
+    while True:
+        pass

@@ -1,0 +1,2 @@
+def running_sum(xs):
+    return [sum(xs)]
