@@ -167,6 +167,8 @@ class Supervisor:
                   "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
                   "verdict_channel": "io",
                   "channel_detail": {"compare": rule, "tests_passed": passed, "tests_total": len(tests)}}
+        if status != "passed":
+            result["channel_detail"]["failed_test"] = passed   # the index of the test that decided
         return self._finish(result, report, jobdir)
 
     def _job_dir(self, job):

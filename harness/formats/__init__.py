@@ -34,8 +34,9 @@ def register(fmt: Format) -> Format:
 
 
 def formats() -> dict[str, Format]:
-    if not _FORMATS:
-        from . import competitive, humaneval, mbpp, multipl_e, native, unittests  # noqa: F401 (they register)
+    # every module, every time (imports are cached): importing one format module alone must not leave
+    # the registry holding only that module's formats
+    from . import competitive, humaneval, mbpp, multipl_e, native, unittests  # noqa: F401 (they register)
     return dict(_FORMATS)
 
 

@@ -9,7 +9,9 @@ from . import Format, add, register, require
 
 
 def detect(obj: dict) -> bool:
-    return {"task_id", "prompt", "test"} <= set(obj) and "language" not in obj
+    # task_id and HumanEval's fields, and none that marks another format (which then names what is missing)
+    return "task_id" in obj and bool({"prompt", "test", "entry_point"} & set(obj)) and \
+        not {"language", "test_list", "complete_prompt", "code_prompt", "instruct_prompt"} & set(obj)
 
 
 def load(path, records) -> dict:

@@ -13,7 +13,8 @@ from . import Format, add, register, require
 
 
 def detect(obj: dict) -> bool:
-    return {"task_id", "code", "test_list"} <= set(obj) and ("text" in obj or "test_imports" in obj)
+    return "test_list" in obj or ("task_id" in obj and bool({"test_setup_code", "challenge_test_list",
+                                                             "test_imports"} & set(obj)))
 
 
 def load(path, records) -> dict:

@@ -15,7 +15,7 @@ PYTHON = ("py", "python")
 
 
 def detect(obj: dict) -> bool:
-    return "language" in obj and "prompt" in obj and ("tests" in obj or "test" in obj) and ("name" in obj or "task_id" in obj)
+    return "language" in obj and bool({"name", "tests", "stop_tokens"} & set(obj))
 
 
 def load(path, records) -> dict:

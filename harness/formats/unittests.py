@@ -12,7 +12,7 @@ from . import Format, add, register, require
 
 
 def detect(obj: dict) -> bool:
-    return {"task_id", "test", "entry_point"} <= set(obj) and ("complete_prompt" in obj or "code_prompt" in obj)
+    return bool({"complete_prompt", "code_prompt", "instruct_prompt"} & set(obj))
 
 
 def load(path, records) -> dict:

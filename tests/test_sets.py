@@ -1,0 +1,55 @@
+"""Every shipped problem set (one per format) run on the real engine: each candidate gets the label its
+kind says (correct: passed; wrong, syntax: failed; loop: timed_out), through the channel its problem's
+format chooses. This is also what `scripts/demo.sh --all` runs."""
+
+import collections
+
+import pytest
+
+from harness.evaluator import Evaluator
+from harness.execute import Job
+from harness.problems import load_problems
+from harness.samples import SampleOptions, load_samples
+
+from .conftest import ROOT
+from .test_formats import SETS
+
+EXPECTED = {"correct": "passed", "correct_trailing_space": "passed", "correct_lowercase": "passed",
+            "wrong": "failed", "syntax": "failed", "loop": "timed_out"}
+
+
+def _kind(sample):
+    if "kinds" in sample.extra:   # LiveCodeBench rows: one kind per code_list entry
+        return sample.extra["kinds"][sample.sample_index]
+    return sample.extra.get("kind")   # the HumanEval demo set's rows say none
+
+
+@pytest.fixture(scope="module")
+def results():
+    jobs = []
+    for name, (problems_file, samples_file, _) in SETS.items():
+        problems = load_problems(ROOT / "problems" / name / problems_file)
+        options = SampleOptions(stop_tokens=(name == "multipl-e"))
+        for s in load_samples(ROOT / "problems" / name / samples_file, problems, options=options):
+            jobs.append(((name, s.task_id, s.sample_index, _kind(s)), Job(problems[s.task_id], s)))
+    with Evaluator(timeout_s=2.0, workers=2) as ev:
+        return dict(ev.stream_jobs(jobs))
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_each_candidate_of_a_shipped_set_gets_the_label_of_its_kind(results, name):
+    rows = {key: row for key, row in results.items() if key[0] == name}
+    assert rows and (name == "demo" or all(key[3] in EXPECTED for key in rows))
+    wrong = [(key, row.status, row.reason, row.detail) for key, row in rows.items()
+             if key[3] in EXPECTED and row.status != EXPECTED[key[3]]]
+    assert not wrong
+    labels = collections.Counter(row.status for row in rows.values())
+    assert labels["passed"] and labels["failed"] and labels["timed_out"] and not labels["error"]
+    assert all(row.verdict_channel in ("proxy", "io", "in_process") for row in rows.values())
+
+
+def test_io_rows_name_their_rule_and_the_first_failing_test(results):
+    io_rows = [row for key, row in results.items() if row.verdict_channel == "io"]
+    assert {row.channel_detail.get("compare") for row in io_rows} >= {"apps", "codecontests", "livecodebench", "strict"}
+    wrong = [row for row in io_rows if row.reason == "wrong_answer"]
+    assert wrong and all(row.channel_detail["failed_test"] == int(row.detail.split(":")[0].split()[1]) for row in wrong)
