@@ -25,6 +25,21 @@ CASES = [
      Problem("st", "def inc(x):\n    \"\"\"Add one.\"\"\"\n", "def check(c):\n    assert c(1) == 2\ndef test_check():\n"
              "    check(inc)\ntest_check()\n", None, runner="script"), "def inc(x):\n    return x + 1\n",
      ("passed", "tests_completed", "proxy")),
+    # regressions found by scripts/agreement_formats.py on MBPP (tasks 40, 88, 653, 902 and 533)
+    ("a Counter / defaultdict the candidate returns crosses as itself and equals a dict, as in Python",
+     Problem("ctr", "", "assert f('abca') == {'a': 2, 'b': 1, 'c': 1}\nassert type(f('x')).__name__ == 'Counter'\n"
+             "assert g() == {1: [2]}\nassert g()[5] == []\n", None, runner="script"),
+     "from collections import Counter, defaultdict\ndef f(s):\n    return Counter(s)\n"
+     "def g():\n    d = defaultdict(list)\n    d[1].append(2)\n    return d\n", ("passed", "tests_completed", "proxy")),
+    ("a Counter holding an object with a lying __eq__ is still refused",
+     Problem("ctr2", "", "assert f() == {'a': 3}\n", None, runner="script"),
+     "from collections import Counter\nclass Y:\n    def __eq__(self, o):\n        return True\n"
+     "def f():\n    return Counter({'a': Y()})\n", ("failed", "unencodable_return", "proxy")),
+    ("a test may pass a built-in type (MBPP 533) and the candidate may change a test's Counter in place",
+     Problem("ty", "", "from collections import Counter\nassert drop((4, 5, 7.7), int) == [7.7]\n"
+             "c = Counter('ab')\nbump(c)\nassert c == Counter('abb') and type(c) is Counter\n", None, runner="script"),
+     "def drop(t, k):\n    return [x for x in t if not isinstance(x, k)]\ndef bump(c):\n    c['b'] += 1\n",
+     ("passed", "tests_completed", "proxy")),
     ("in_process, check", Problem("ip", "", "def check(c):\n    assert c(1) == 2\n", "inc", channel="in_process"),
      "def inc(x):\n    return x + 1\n", ("passed", "tests_completed", "in_process")),
     ("in_process: sys.exit(0) before the tests is not a pass",
@@ -76,5 +91,5 @@ def test_each_channel_labels_as_its_rules_say(rows, index):
 
 def test_io_rows_record_the_rule_and_the_tests(rows):
     row = rows[[c[0] for c in CASES].index("io: a wrong answer names the test")]
-    assert row.channel_detail == {"compare": "codecontests", "tests_passed": 0, "tests_total": 2}
+    assert row.channel_detail == {"compare": "codecontests", "tests_passed": 0, "tests_total": 2, "failed_test": 0}
     assert "test 0" in row.detail and "expected '7\\n', got '12\\n'" in row.detail

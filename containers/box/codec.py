@@ -5,9 +5,16 @@ Scalars are JSON scalars, or a one-key object: {"I": hex} big int, {"F": hex} fl
 the order they are first met (depth first, a container before its items): a JSON array is a new list,
 {"D": [[k, v], ...]} a new dict, {"S": [...]} a new set, {"Y": hex} a new bytearray, and {"R": n} the
 container numbered n, met earlier. So aliasing and cycles cross intact, and a reply can refer to the
-containers the tests passed in (numbered first, on both sides) to mean the test's own objects."""
+containers the tests passed in (numbered first, on both sides) to mean the test's own objects.
+
+The standard library's dict types cross as themselves, numbered like dicts: {"K": [kind, factory,
+[[k, v], ...]]} with kind Counter, OrderedDict or defaultdict (its default_factory when that is a
+built-in type, else null); the receiver builds them with its own collections module, so their __eq__ is
+the standard library's, never the sender's. A built-in type as a value (`int`, `str`, ...: MBPP's tests
+pass them) is {"P": name}, looked up among the built-in types only."""
 
 import operator
+from collections import Counter, OrderedDict, defaultdict
 
 from .text import clean_name
 
@@ -20,6 +27,10 @@ class Unencodable(Exception):
 
 
 MUTABLE = (list, dict, set, bytearray)
+DICT_KINDS = {"Counter": Counter, "OrderedDict": OrderedDict, "defaultdict": defaultdict}
+_DICT_TYPES = {v: k for k, v in DICT_KINDS.items()}
+BUILTIN_TYPES = {t.__name__: t for t in (int, float, str, bool, bytes, bytearray, complex, list, dict, set,
+                                          tuple, frozenset, object, type, range, slice, type(None))}
 
 
 class Encoder:
@@ -44,7 +55,7 @@ class Encoder:
             return {"F": value.hex()}
         if depth > MAX_DEPTH:
             raise Unencodable(f"a value nested deeper than {MAX_DEPTH} levels")
-        if t is list or t is dict or t is set or t is bytearray:
+        if t is list or t is dict or t is set or t is bytearray or (t is Counter or t is OrderedDict or t is defaultdict):
             ref = self.ids.get(id(value))
             if ref is not None:
                 return {"R": ref}
@@ -59,6 +70,8 @@ class Encoder:
             return {"B": value.hex()}
         if t is complex:
             return {"C": [value.real.hex(), value.imag.hex()]}
+        if t is type and BUILTIN_TYPES.get(getattr(value, "__name__", None)) is value:
+            return {"P": value.__name__}
         ref = getattr(value, "_passk_handle", None) if t.__name__ == "Handle" else None
         if type(ref) is int:  # a test-side Handle going back to the candidate: its number only
             return {"H": ref}
@@ -75,7 +88,12 @@ class Encoder:
             return {"D": [[self.enc(k, depth + 1), self.enc(v, depth + 1)] for k, v in value.items()]}
         if t is set:
             return {"S": [self.enc(v, depth + 1) for v in value]}
-        return {"Y": value.hex()}
+        if t is bytearray:
+            return {"Y": value.hex()}
+        factory = getattr(value, "default_factory", None)
+        factory = factory.__name__ if type(factory) is type and BUILTIN_TYPES.get(factory.__name__) is factory else None
+        return {"K": [_DICT_TYPES[t], factory,
+                      [[self.enc(k, depth + 1), self.enc(v, depth + 1)] for k, v in value.items()]]}
 
 
 class Decoder:
@@ -130,6 +148,17 @@ class Decoder:
             out = bytearray.fromhex(_text(body))
             self.objects.append(out)
             return out
+        if tag == "K":
+            out = _new_dict_kind(body)
+            self.objects.append(out)
+            for pair in _pairs(body[2]):
+                key = self.dec(pair[0], depth + 1)
+                out[key] = self.dec(pair[1], depth + 1)
+            return out
+        if tag == "P":
+            if _text(body) not in BUILTIN_TYPES:
+                raise Unencodable("an unknown built-in type")
+            return BUILTIN_TYPES[body]
         if tag == "I":
             return int(_text(body), 16)
         if tag == "F":
@@ -150,11 +179,14 @@ class Decoder:
         t = type(target)
         if t is list:
             return [self.dec(v, 1) for v in _items(body)]
-        if t is dict:
-            if type(body) is not dict or set(body) != {"D"}:
+        if t is dict or (t is Counter or t is OrderedDict or t is defaultdict):
+            tag = "D" if t is dict else "K"
+            if type(body) is not dict or set(body) != {tag}:
+                raise Unencodable("malformed content")
+            if tag == "K" and (type(body["K"]) is not list or len(body["K"]) != 3):
                 raise Unencodable("malformed content")
             pairs = []
-            for pair in _pairs(body["D"]):
+            for pair in _pairs(body["D"] if tag == "D" else body["K"][2]):
                 key = self.dec(pair[0], 1)
                 pairs.append((key, self.dec(pair[1], 1)))
             return pairs
@@ -165,6 +197,16 @@ class Decoder:
         if type(body) is not dict or set(body) != {"Y"}:
             raise Unencodable("malformed content")
         return bytes.fromhex(_text(body["Y"]))
+
+
+def _new_dict_kind(body):
+    if type(body) is not list or len(body) != 3 or body[0] not in DICT_KINDS:
+        raise Unencodable("malformed value")
+    if body[0] != "defaultdict":
+        return DICT_KINDS[body[0]]()
+    if body[1] is not None and body[1] not in BUILTIN_TYPES:
+        raise Unencodable("malformed value")
+    return defaultdict(BUILTIN_TYPES[body[1]] if body[1] is not None else None)
 
 
 def _items(body):
@@ -211,6 +253,10 @@ def apply_content(target, new) -> None:
     elif t is dict:
         target.clear()
         target.update(new)
+    elif (t is Counter or t is OrderedDict or t is defaultdict):
+        target.clear()
+        for key, value in new:     # item by item: Counter.update would add counts
+            target[key] = value
     else:
         target.clear()
         target.update(new)
@@ -229,7 +275,7 @@ def snapshot(obj):
     t = type(obj)
     if t is list:
         return list(obj)
-    if t is dict:
+    if t is dict or (t is Counter or t is OrderedDict or t is defaultdict):
         return list(obj), list(obj.values())
     if t is set:
         return frozenset(obj)
@@ -240,7 +286,7 @@ def changed(obj, before) -> bool:
     t = type(obj)
     if t is list:
         return len(obj) != len(before) or not all(map(operator.is_, obj, before))
-    if t is dict:
+    if t is dict or (t is Counter or t is OrderedDict or t is defaultdict):
         keys, values = before
         return (len(obj) != len(keys) or not all(map(operator.is_, obj, keys))
                 or not all(map(operator.is_, obj.values(), values)))
