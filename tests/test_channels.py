@@ -93,3 +93,13 @@ def test_io_rows_record_the_rule_and_the_tests(rows):
     row = rows[[c[0] for c in CASES].index("io: a wrong answer names the test")]
     assert row.channel_detail == {"compare": "codecontests", "tests_passed": 0, "tests_total": 2, "failed_test": 0}
     assert "test 0" in row.detail and "expected '7\\n', got '12\\n'" in row.detail
+
+
+def test_io_tests_together_have_a_total_limit():
+    """Each io test has the wall-clock limit; all of them together ten times it (a problem with many
+    slow tests cannot hold a worker for tests x limit)."""
+    problem = Problem("many", "", "", None, channel="io", tests=(("1\n", "1\n"),) * 16)
+    with Evaluator(Limits(timeout_s=0.5, memory_mb=256), workers=1) as ev:
+        row, = ev.evaluate([(problem, "import time\ntime.sleep(0.4)\nprint(input())\n")])
+    assert (row.status, row.reason) == ("timed_out", "wall_time_limit"), row.detail
+    assert "together" in row.detail and 10 <= row.channel_detail["failed_test"] < 16

@@ -144,7 +144,12 @@ class Supervisor:
         peak = 0
         passed = 0
         report = None
+        total_limit = IO_TOTAL_FACTOR * limits["timeout_s"]
         for index, case in enumerate(tests):
+            if wall >= total_limit:   # each test has the wall-clock limit; all of them together, this many
+                status, reason = "timed_out", "wall_time_limit"
+                detail = f"test {index}: the tests together ran past {total_limit:g} s ({IO_TOTAL_FACTOR} x the limit)"
+                break
             report, stdout = _io_run(self, job, p_dir, case)
             wall += report["end"] - report["start"]
             cpu += report["cpu_s"] or 0.0
@@ -287,6 +292,9 @@ def _io_run(sup, job, p_dir, case):
     report["stderr_tail"] = recv_exact(sup.fs, report.pop("err_len"))
     stdout = recv_exact(sup.fs, report.pop("full_len"))
     return report, stdout
+
+
+IO_TOTAL_FACTOR = 10     # io: all tests of one candidate together get this many times the wall-clock limit
 
 
 def _io_label(report, limits, stdout, case, rule, index):
