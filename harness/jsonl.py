@@ -21,6 +21,19 @@ def _open_bytes(path: Path):
     return open(path, "rb")
 
 
+def read_json(path: Path):
+    """The value of a JSON file (.json, or .json.gz); bad input is one InputError naming the file."""
+    try:
+        raw = gzip.open(path, "rb").read() if path.name.endswith(".gz") else path.read_bytes()
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not valid UTF-8 (byte {e.start})") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}:{e.lineno}: malformed JSON ({e.msg})") from None
+    except (OSError, EOFError) as e:
+        raise InputError(f"{path}: cannot read ({e})") from None
+
+
 def iter_jsonl(path: Path, what: str = "file") -> Iterator[tuple[int, dict]]:
     """Yield (line number, object) for every non-blank line. Raises InputError on the first bad line."""
     path = Path(path)

@@ -19,7 +19,6 @@ with no program (failed `no_code`, never dropped).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import re
@@ -27,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InputError
-from .jsonl import iter_jsonl
+from .jsonl import iter_jsonl, read_json
 from .problems import Problem
 
 
@@ -180,20 +179,8 @@ def load_samples(path: str | Path, problems: dict[str, Problem], generation: dic
     return SampleList(b.samples)
 
 
-def _read_json(path: Path):
-    try:
-        raw = gzip.open(path, "rb").read() if path.name.endswith(".gz") else path.read_bytes()
-        return json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not valid UTF-8 (byte {e.start})") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}:{e.lineno}: malformed JSON ({e.msg})") from None
-    except (OSError, EOFError) as e:
-        raise InputError(f"{path}: cannot read ({e})") from None
-
-
 def _load_json(path: Path, b: _Builder) -> SampleList:
-    data = _read_json(path)
+    data = read_json(path)
     if isinstance(data, dict):
         data = [data]
     if not isinstance(data, list) or not data:
@@ -215,7 +202,7 @@ def _load_json(path: Path, b: _Builder) -> SampleList:
 
 
 def _read_json_object(path: Path) -> dict:
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object")
     return data

@@ -5,14 +5,12 @@ recognises exits 2 naming the fields it has and the formats passk knows."""
 
 from __future__ import annotations
 
-import gzip
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from ..errors import InputError
-from ..jsonl import iter_jsonl
+from ..jsonl import iter_jsonl, read_json
 from ..problems import Problem
 
 
@@ -46,16 +44,7 @@ def read_records(path: Path) -> list[tuple[str, dict]]:
         raise InputError(f"{path}: no such file")
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     if name.endswith(".json"):
-        opener = gzip.open if path.name.endswith(".gz") else open
-        try:
-            with opener(path, "rb") as f:
-                data = json.loads(f.read().decode("utf-8"))
-        except UnicodeDecodeError as e:
-            raise InputError(f"{path}: not valid UTF-8 (byte {e.start})") from None
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{e.lineno}: malformed JSON ({e.msg})") from None
-        except (OSError, EOFError) as e:
-            raise InputError(f"{path}: cannot read ({e})") from None
+        data = read_json(path)
         if isinstance(data, dict):
             data = [data]
         if not isinstance(data, list) or not data:
