@@ -3,7 +3,8 @@
 #   bash scripts/demo.sh            the HumanEval-format demo set, into runs/demo
 #   bash scripts/demo.sh --all      every shipped set (one per problem format), into runs/demo-<set>
 #   bash scripts/demo.sh DIR        the demo set into DIR
-# Existing output directories are resumed; delete them for a fresh run.
+# The default output directories (runs/demo, runs/demo-<set>) are the demo's own: each run starts them
+# afresh (a run made by an older passk image could not be resumed). A DIR you name is resumed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -15,6 +16,7 @@ run_set() {  # run_set NAME OUT [extra evaluate options...]
   [ -d "problems/$name/samples" ] && samples="problems/$name/samples"
   [ -f "problems/$name/samples.json" ] && samples="problems/$name/samples.json"
   echo "== $name: $problems + $samples -> $out"
+  rm -rf "$out"
   passk evaluate --problems "$problems" --samples "$samples" --out "$out" \
     --k 1,2 --timeout-s 2 --no-progress "$@"
   passk report "$out" >/dev/null
@@ -32,6 +34,7 @@ if [ "${1:-}" = "--all" ]; then
 fi
 
 out="${1:-runs/demo}"
+[ -z "${1:-}" ] && rm -rf "$out"
 passk evaluate --problems problems/demo/problems.jsonl --samples problems/demo/samples.jsonl \
   --out "$out" --k 1,2,4 --timeout-s 2 --no-progress
 passk report "$out"
