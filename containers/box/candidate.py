@@ -5,7 +5,7 @@ import json
 import os
 import sys
 
-from .codec import Decoder, Encoder, Handles, Unencodable, changed, snapshot
+from .codec import Decoder, Encoder, Handles, Unencodable, changed, deep, snapshot
 from .framing import recv_msg, send_reply
 from .layout import CANDIDATE_MODULE_NAME
 from .protocol import SYNTAX_ERROR_EXIT
@@ -33,8 +33,38 @@ _ABSENT = object()
 
 
 def _exc_data(e) -> dict:
-    """An exception the candidate raised, as data (its own process: bounded by the message cap only)."""
-    return {"type": type(e).__name__, "msg": safe_str(e)}
+    """An exception the candidate raised, as data (its own process: bounded by the message cap only): its
+    class's name, message, the classes it derives from (module, qualified name), and its args as data,
+    so that the tests can catch it as they would in Python."""
+    data = {"type": type(e).__name__, "msg": safe_str(e)}
+    try:
+        data["mro"] = [[c.__module__, c.__qualname__] for c in type(e).__mro__[:24]
+                       if type(c.__module__) is str and type(c.__qualname__) is str]
+        with deep():
+            data["args"] = Encoder().enc(list(BaseException.__getattribute__(e, "args")))
+    except BaseException:
+        data.pop("args", None)
+    return data
+
+
+class _Tee:
+    """sys.stdout / sys.stderr during a call: written through as ever (the output limit counts it), and
+    kept (up to OUT_CAP characters) to be replayed on the test's own stream, as in Python."""
+
+    OUT_CAP = 1 << 20
+
+    def __init__(self, real):
+        self.real, self.kept, self.size = real, [], 0
+
+    def write(self, text):
+        n = self.real.write(text)
+        if type(text) is str and self.size < self.OUT_CAP:
+            self.kept.append(text[:self.OUT_CAP - self.size])
+            self.size += len(self.kept[-1])
+        return n
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
 
 
 def serve_program(chan, source):
@@ -69,7 +99,8 @@ def serve_program(chan, source):
                 send_reply(chan, {"kind": "callable"})
             else:
                 try:
-                    send_reply(chan, {"kind": "value", "value": Encoder(handles=handles).enc(namespace[name])})
+                    with deep():
+                        send_reply(chan, {"kind": "value", "value": Encoder(handles=handles).enc(namespace[name])})
                 except (Unencodable, RecursionError) as e:
                     send_reply(chan, {"kind": "unencodable", "msg": safe_str(e)})
         elif op == "call":
@@ -96,34 +127,61 @@ def serve_call(namespace, req, handles=None) -> dict:
     or the exception, and the new content of every container the tests passed in that the call changed,
     returned or raised, at any depth, so that the test's own objects can be updated in place."""
     handles = handles if handles is not None else Handles()
-    dec = Decoder(handles=handles)
-    args = [dec.dec(a) for a in req["args"]]
-    kwargs = {k: dec.dec(v) for k, v in req["kwargs"].items()}
+    dec = Decoder(handles=handles, env=CandidateEnv(namespace))
+    with deep():
+        args = [dec.dec(a) for a in req["args"]]
+        kwargs = {k: dec.dec(v) for k, v in req["kwargs"].items()}
     received = dec.objects
     before = [snapshot(o) for o in received] if received else ()
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = tee_out, tee_err = _Tee(out), _Tee(err)
     try:
         fn = _target(namespace, req, handles)
         result, raised = fn(*args, **kwargs), None
     except BaseException as e:
         result, raised = None, e
+    finally:
+        if sys.stdout is tee_out:
+            sys.stdout = out
+        if sys.stderr is tee_err:
+            sys.stderr = err
     enc = Encoder(received, handles)
     try:
-        mut = [[i, enc.content(o)] for i, o in enumerate(received) if changed(o, before[i])] if received else ()
-        reply = {"exc": _exc_data(raised)} if raised is not None else {"ok": enc.enc(result)}
+        with deep():
+            mut = [[i, enc.content(o)] for i, o in enumerate(received) if changed(o, before[i])] if received else ()
+            reply = {"exc": _exc_data(raised)} if raised is not None else {"ok": enc.enc(result)}
     except Unencodable as e:
         return {"exc": {"type": "passk.Unencodable", "msg": f"returned {e}"}}
     except RecursionError:
         return {"exc": {"type": "passk.Unencodable", "msg": "returned a value nested too deeply"}}
     if mut:
         reply["mut"] = mut
+    if tee_out.kept:
+        reply["out"] = "".join(tee_out.kept)
+    if tee_err.kept:
+        reply["err"] = "".join(tee_err.kept)
     return reply
+
+
+class CandidateEnv:
+    """What the candidate's decoder resolves names in: its own module (the prompt's classes)."""
+
+    def __init__(self, namespace):
+        self.namespace = namespace
+
+    def resolve(self, name):
+        return self.namespace.get(name)
+
+    def iterator(self, items, rest, exc):
+        raise ValueError("an iterator that continues in the tests")
 
 
 def serve_attr(req, handles) -> dict:
     """An attribute of an object the tests hold a handle to: its value, or a handle to it."""
     try:
         value = getattr(handles.get(req["target"]), req["name"])
-        return {"ok": Encoder(handles=handles).enc(value)}
+        with deep():
+            return {"ok": Encoder(handles=handles).enc(value)}
     except Unencodable as e:
         return {"exc": {"type": "passk.Unencodable", "msg": f"returned {e}"}}
     except BaseException as e:

@@ -14,12 +14,14 @@ the standard library's, never the sender's. A built-in type as a value (`int`, `
 pass them) is {"P": name}, looked up among the built-in types only."""
 
 import operator
-from collections import Counter, OrderedDict, defaultdict
+from collections import Counter, OrderedDict, defaultdict, deque
+
+from . import values
 
 from .text import clean_name
 
 
-MAX_DEPTH = 200       # nesting of a value that crosses between candidate and tests
+MAX_DEPTH = 1000      # nesting of a value that crosses between candidate and tests (see deep())
 
 
 class Unencodable(Exception):
@@ -39,6 +41,7 @@ class Encoder:
     the proxy without the value itself (or its own __eq__) ever reaching them. `handle_of` (the test
     side): how to number a test-side Handle the test passes back ({"H": n})."""
     __slots__ = ("objects", "ids", "handles")
+    Unencodable = Unencodable
 
     def __init__(self, known=(), handles=None):
         self.objects = list(known)                  # numbered containers; kept alive so ids stay unique
@@ -55,7 +58,8 @@ class Encoder:
             return {"F": value.hex()}
         if depth > MAX_DEPTH:
             raise Unencodable(f"a value nested deeper than {MAX_DEPTH} levels")
-        if t is list or t is dict or t is set or t is bytearray or (t is Counter or t is OrderedDict or t is defaultdict):
+        if t is list or t is dict or t is set or t is bytearray or (t is Counter or t is OrderedDict or t is defaultdict
+                                                                    or t is deque):
             ref = self.ids.get(id(value))
             if ref is not None:
                 return {"R": ref}
@@ -75,9 +79,19 @@ class Encoder:
         ref = getattr(value, "_passk_handle", None) if t.__name__ == "Handle" else None
         if type(ref) is int:  # a test-side Handle going back to the candidate: its number only
             return {"H": ref}
-        if self.handles is not None:
-            return {"H": [self.handles.add(value), clean_name(t.__name__), callable(value)]}
+        data = values.encode(self, value, t, depth)
+        if data is not None:
+            return data
+        data = self.enc_handle(value)
+        if data is not None:
+            return data
         raise Unencodable(f"a value of type {clean_name(t.__name__)}")
+
+    def enc_handle(self, value):
+        """{"H": [n, type, callable]} for an object the tests may hold only by handle; None on the test side."""
+        if self.handles is None:
+            return None
+        return {"H": [self.handles.add(value), clean_name(type(value).__name__), callable(value)]}
 
     def content(self, value, depth=0):
         """What a numbered container holds (its items, not a reference to it)."""
@@ -90,6 +104,8 @@ class Encoder:
             return {"S": [self.enc(v, depth + 1) for v in value]}
         if t is bytearray:
             return {"Y": value.hex()}
+        if t is deque:
+            return {"Q": [value.maxlen, [self.enc(v, depth + 1) for v in value]]}
         factory = getattr(value, "default_factory", None)
         factory = factory.__name__ if type(factory) is type and BUILTIN_TYPES.get(factory.__name__) is factory else None
         return {"K": [_DICT_TYPES[t], factory,
@@ -99,12 +115,13 @@ class Encoder:
 class Decoder:
     """`handles` (the candidate side): resolves {"H": n} to the object the table holds. `make_handle` (the
     test side): makes a Handle of {"H": [n, type, callable]}."""
-    __slots__ = ("objects", "handles", "make_handle")
+    __slots__ = ("objects", "handles", "make_handle", "env")
 
-    def __init__(self, known=(), handles=None, make_handle=None):
+    def __init__(self, known=(), handles=None, make_handle=None, env=None):
         self.objects = list(known)
         self.handles = handles
         self.make_handle = make_handle
+        self.env = env   # resolves class names in the receiver's own code, makes continuing iterators
 
     def dec(self, data, depth=0):
         t = type(data)
@@ -155,6 +172,22 @@ class Decoder:
                 key = self.dec(pair[0], depth + 1)
                 out[key] = self.dec(pair[1], depth + 1)
             return out
+        if tag == "Q":
+            if type(body) is not list or len(body) != 2:
+                raise Unencodable("malformed value")
+            try:
+                out = values.new_deque(body)
+            except ValueError:
+                raise Unencodable("malformed value") from None
+            self.objects.append(out)
+            for v in _items(body[1]):
+                out.append(self.dec(v, depth + 1))
+            return out
+        if tag in ("V", "N", "E", "W", "J"):
+            try:
+                return values.decode(self, tag, _items(body), depth, self.env)
+            except (ValueError, TypeError, IndexError, KeyError, OverflowError, ArithmeticError) as e:
+                raise Unencodable(f"malformed value ({type(e).__name__})") from None
         if tag == "P":
             if _text(body) not in BUILTIN_TYPES:
                 raise Unencodable("an unknown built-in type")
@@ -194,6 +227,10 @@ class Decoder:
             if type(body) is not dict or set(body) != {"S"}:
                 raise Unencodable("malformed content")
             return [self.dec(v, 1) for v in _items(body["S"])]
+        if t is deque:
+            if type(body) is not dict or set(body) != {"Q"} or type(body["Q"]) is not list or len(body["Q"]) != 2:
+                raise Unencodable("malformed content")
+            return [self.dec(v, 1) for v in _items(body["Q"][1])]
         if type(body) is not dict or set(body) != {"Y"}:
             raise Unencodable("malformed content")
         return bytes.fromhex(_text(body["Y"]))
@@ -250,6 +287,9 @@ def apply_content(target, new) -> None:
     t = type(target)
     if t is list or t is bytearray:
         target[:] = new
+    elif t is deque:
+        target.clear()
+        target.extend(new)
     elif t is dict:
         target.clear()
         target.update(new)
@@ -260,6 +300,21 @@ def apply_content(target, new) -> None:
     else:
         target.clear()
         target.update(new)
+
+
+class deep:
+    """A recursion limit high enough for MAX_DEPTH levels while a value is encoded or decoded (the
+    codec and JSON recurse per level), put back afterwards: the candidate's own code keeps Python's."""
+
+    def __enter__(self):
+        import sys
+        self.old = sys.getrecursionlimit()
+        if self.old < 8 * MAX_DEPTH:
+            sys.setrecursionlimit(8 * MAX_DEPTH)
+
+    def __exit__(self, *exc):
+        import sys
+        sys.setrecursionlimit(self.old)
 
 
 def encode(value):
@@ -273,7 +328,7 @@ def decode(data):
 def snapshot(obj):
     """What a container held when the candidate received it (shallow; items compared by identity)."""
     t = type(obj)
-    if t is list:
+    if t is list or t is deque:
         return list(obj)
     if t is dict or (t is Counter or t is OrderedDict or t is defaultdict):
         return list(obj), list(obj.values())
@@ -284,7 +339,7 @@ def snapshot(obj):
 
 def changed(obj, before) -> bool:
     t = type(obj)
-    if t is list:
+    if t is list or t is deque:
         return len(obj) != len(before) or not all(map(operator.is_, obj, before))
     if t is dict or (t is Counter or t is OrderedDict or t is defaultdict):
         keys, values = before

@@ -4,14 +4,15 @@ import json
 import socket
 import struct
 
-from .codec import Unencodable
+from .codec import Unencodable, deep
 
 
 MAX_MESSAGE = 64 * 1024 * 1024
 
 
 def send_msg(sock, obj):
-    data = json.dumps(obj, separators=(",", ":")).encode()
+    with deep():
+        data = json.dumps(obj, separators=(",", ":")).encode()
     sock.sendall(struct.pack(">I", len(data)) + data)
 
 
@@ -21,7 +22,8 @@ def send_reply(chan, obj):
     frame the candidate forged (any header over the cap: protocol_violation)."""
     what = "load_error" if "load_error" in obj else "exc"
     try:
-        data = json.dumps(obj, separators=(",", ":")).encode()
+        with deep():
+            data = json.dumps(obj, separators=(",", ":")).encode()
     except MemoryError:  # the candidate's own memory limit, reached while writing its answer
         data = json.dumps({what: {"type": "MemoryError", "msg": "while encoding the reply"}}).encode()
     if len(data) > MAX_MESSAGE:
@@ -50,7 +52,9 @@ def recv_msg(sock):
     (size,) = struct.unpack(">I", recv_exact(sock, 4))
     if size > MAX_MESSAGE:
         raise TooLarge(size)
-    return json.loads(recv_exact(sock, size))
+    data = recv_exact(sock, size)
+    with deep():
+        return json.loads(data)
 
 
 def send_with_fds(sock, fds, obj):

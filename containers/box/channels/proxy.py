@@ -3,9 +3,11 @@ is a proxy whose calls cross a socket to the candidate process as plain data. Th
 after check() returned, in a process the candidate cannot reach."""
 
 import builtins
+import collections
+import sys
 import traceback
 
-from ..codec import Decoder, Encoder, Unencodable, apply_content
+from ..codec import Decoder, Encoder, Unencodable, apply_content, deep
 from ..framing import recv_msg, send_msg
 from ..text import clean_name, clean_text, safe_str
 from .base import Verdict, _describe
@@ -38,7 +40,7 @@ def _is_file_too_large(kind, msg):
     return kind == "OSError" and msg.startswith("[Errno 27]")
 
 
-def _raise_from_candidate(exc):
+def _raise_from_candidate(exc, ns=None):
     name = clean_name(exc.get("type")) if isinstance(exc, dict) else "_"
     msg = exc.get("msg", "") if isinstance(exc, dict) else ""
     msg = msg if type(msg) is str else ""
@@ -54,13 +56,70 @@ def _raise_from_candidate(exc):
         err = TypeError(f"candidate {clean_text(msg)}; only plain data can be checked")
         err.passk_reason = "unencodable_return"
     else:
-        cls = _SAFE_EXCEPTIONS.get(name, RuntimeError)
-        try:
-            err = cls(msg)
-        except Exception:
-            err = RuntimeError(f"{name}: {msg}")
+        err = _rebuild_exception(exc, name, msg, ns)
     err.passk_from_candidate = name
     raise err
+
+
+_derived = {}
+
+
+def _exception_class(module, qualname, ns):
+    """The test side's class for (module, qualname) of a candidate's exception class, or None: a built-in
+    one, one the prompt or test defined (in the test's namespace), or a standard-library one already
+    imported here. Nothing is imported and no code of the candidate's runs."""
+    if type(module) is not str or type(qualname) is not str:
+        return None
+    if module == "builtins":
+        obj = getattr(builtins, qualname, None)
+    elif module == "candidate":
+        obj = dict.get(ns, qualname) if ns is not None and "." not in qualname else None
+    else:
+        obj = sys.modules.get(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part, None) if obj is not None and not part.startswith("__") else None
+    if isinstance(obj, type) and issubclass(obj, Exception):
+        return obj
+    return None
+
+
+def _rebuild_exception(exc, name, msg, ns):
+    """The exception as the test would see it in Python: the candidate's class when the test side has it
+    (built-in, standard library, the prompt's or test's), else a class of the same name derived from the
+    nearest such base, so `except ValueError` catches what it would; its args as values."""
+    cls = None
+    mro = exc.get("mro") if type(exc.get("mro")) is list else []
+    for i, entry in enumerate(mro):
+        base = _exception_class(entry[0], entry[1], ns) if type(entry) is list and len(entry) == 2 else None
+        if base is not None:
+            if i == 0:
+                cls = base
+            else:
+                key = (name, base)
+                if key not in _derived and len(_derived) < 1000:
+                    _derived[key] = type(name if name.isidentifier() else "CandidateError", (base,),
+                                         {"__module__": "candidate"})
+                cls = _derived.get(key, base)
+            break
+    if cls is None:
+        cls = _SAFE_EXCEPTIONS.get(name, RuntimeError)
+    args = None
+    if "args" in exc:
+        try:
+            args = Decoder().dec(exc["args"])
+        except (Unencodable, TypeError, ValueError, RecursionError):
+            args = None
+    if type(args) is not list:
+        args = [msg]
+    try:
+        err = cls(*args)
+    except Exception:
+        try:
+            err = cls.__new__(cls)
+            err.args = tuple(args)
+        except Exception:
+            err = RuntimeError(f"{name}: {msg}")
+    return err
 
 
 class CandidateObjectCompared(Exception):
@@ -71,13 +130,18 @@ def _call_remote(ns, what: dict, args, kwargs):
     """One call into the candidate process: `what` names it (a function, or a handle and a method)."""
     enc = Encoder()
     try:
-        payload = {"op": "call", **what, "args": [enc.enc(a) for a in args],
-                   "kwargs": {str(k): enc.enc(v) for k, v in kwargs.items()}}
+        with deep():
+            payload = {"op": "call", **what, "args": [enc.enc(a) for a in args],
+                       "kwargs": {str(k): enc.enc(v) for k, v in kwargs.items()}}
     except (Unencodable, RecursionError) as e:
         raise HarnessLimit(f"test passed {safe_str(e)} to the candidate") from None
     reply = _exchange(ns.chan, payload)
+    for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
+        text = reply.get(key)
+        if type(text) is str and stream is not None:   # what the candidate printed, on the test's stream
+            stream.write(text)
     try:
-        dec = Decoder(enc.objects, make_handle=ns.handle)   # the test's own containers first, as sent
+        dec = Decoder(enc.objects, make_handle=ns.handle, env=ns)   # the test's own containers first, as sent
         updates = []
         for entry in reply.get("mut", ()):
             if type(entry) is not list or len(entry) != 2 or type(entry[0]) is not int \
@@ -85,7 +149,8 @@ def _call_remote(ns, what: dict, args, kwargs):
                 raise Unencodable("malformed change")
             target = enc.objects[entry[0]]
             updates.append((target, dec.fill(target, entry[1])))
-        result = dec.dec(reply["ok"]) if "exc" not in reply else None
+        with deep():
+            result = dec.dec(reply["ok"]) if "exc" not in reply else None
         for target, new in updates:   # in place: inner objects the test still holds stay live
             apply_content(target, new)
         if updates and not ns.copied_back and not made_in_this_worker([t for t, _ in updates]):
@@ -93,8 +158,39 @@ def _call_remote(ns, what: dict, args, kwargs):
     except (Unencodable, KeyError, IndexError, TypeError, ValueError, RecursionError) as e:
         raise ProtocolViolation(f"malformed reply: {type(e).__name__}") from None
     if "exc" in reply:
-        _raise_from_candidate(reply["exc"])
+        _raise_from_candidate(reply["exc"], ns)
     return result
+
+
+class RemoteIterator:
+    """An iterator the candidate returned: the items it yielded on its side (up to values.ITER_PREFIX),
+    then, if it had more, the rest fetched one by one from the candidate; then the exception it raised,
+    if it raised one. Like any iterator it is not equal to a list: `list(it) == [...]` is the test."""
+
+    __slots__ = ("_items", "_rest", "_exc", "_ns")
+
+    def __init__(self, ns, items, rest, exc):
+        self._ns, self._items, self._rest, self._exc = ns, collections.deque(items), rest, exc
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._items:
+            return self._items.popleft()
+        if self._exc is not None:
+            exc, self._exc = self._exc, None
+            _raise_from_candidate(exc, self._ns)
+        if self._rest is None:
+            raise StopIteration
+        try:
+            return _call_remote(self._ns, {"target": self._rest._passk_handle, "method": "__next__"}, (), {})
+        except StopIteration:
+            self._rest = None
+            raise
+
+    def __repr__(self):
+        return "<candidate iterator>"
 
 
 class Remote:
@@ -130,9 +226,10 @@ class Handle:
             raise AttributeError(name)
         reply = _exchange(self._ns.chan, {"op": "attr", "target": self._passk_handle, "name": name})
         if "exc" in reply:
-            _raise_from_candidate(reply["exc"])
+            _raise_from_candidate(reply["exc"], self._ns)
         try:
-            value = Decoder(make_handle=self._ns.handle).dec(reply["ok"])
+            with deep():
+                value = Decoder(make_handle=self._ns.handle, env=self._ns).dec(reply["ok"])
         except (Unencodable, KeyError, TypeError, ValueError, RecursionError) as e:
             raise ProtocolViolation(f"malformed reply: {type(e).__name__}") from None
         if isinstance(value, Handle) and value._callable:  # a method: calls go to the object itself
@@ -209,18 +306,28 @@ class TestNamespace(dict):
     def handle(self, number, type_name, is_callable):
         return Handle(self, number, type_name, is_callable)
 
+    def resolve(self, name):
+        """A name the prompt or test defined (never asks the candidate)."""
+        return dict.get(self, name)
+
+    def iterator(self, items, rest, exc):
+        if rest is not None and not isinstance(rest, Handle):
+            raise ValueError("malformed iterator")
+        return RemoteIterator(self, items, rest, exc)
+
     def __missing__(self, name):
         if name.startswith("__") or (self.names is not None and name not in self.names) or \
                 (self.names is None and hasattr(builtins, name)):
             raise KeyError(name)  # then a builtin, or a NameError, as in Python
         reply = _exchange(self.chan, {"op": "lookup", "name": name})
         if "exc" in reply:
-            _raise_from_candidate(reply["exc"])
+            _raise_from_candidate(reply["exc"], self)
         if reply.get("kind") == "callable":
             value = Remote(self, name)
         elif reply.get("kind") == "value":
             try:
-                value = Decoder(make_handle=self.handle).dec(reply["value"])
+                with deep():
+                    value = Decoder(make_handle=self.handle, env=self).dec(reply["value"])
             except (Unencodable, TypeError, ValueError, RecursionError) as e:
                 raise ProtocolViolation(f"malformed value: {type(e).__name__}") from None
         else:
