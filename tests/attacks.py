@@ -57,9 +57,9 @@ ATTACKS = [
     Attack("object whose __eq__ is always true",
            "    class Yes:\n        def __eq__(self, other):\n            return True\n    return Yes()\n",
            "failed", "unencodable_return"),
-    Attack("int subclass whose __eq__ is always true",
+    Attack("int subclass whose __eq__ is always true (crosses as its base value, 0)",
            "    class I(int):\n        def __eq__(self, other):\n            return True\n    return I(0)\n",
-           "failed", "unencodable_return"),
+           "failed", "assertion"),
     Attack("patching builtins and the assert machinery",
            WRONG + "import builtins\nbuiltins.AssertionError = type('X', (Exception,), {})\n"
            "builtins.__build_class__ = None\n", "failed", "assertion"),
@@ -198,6 +198,24 @@ ATTACKS = [
            "    import sys, threading, time\n    def flood():\n        while True:\n            sys.stdout.write('z' * 65536)\n"
            "    threading.Thread(target=flood, daemon=True).start()\n    time.sleep(0.05)\n    return a + b\n",
            "failed", "output_limit"),
+    Attack("reaching into the tests through a function they passed (globals, code, a lying return)",
+           "    seen = []\n    for name in ('__globals__', '__code__', '__closure__', 'f_globals'):\n        try:\n"
+           "            seen.append(getattr(a, name))\n        except Exception:\n            pass\n"
+           "    class Yes:\n        def __eq__(self, o):\n            return True\n"
+           "    try:\n        a(Yes())\n    except Exception:\n        pass\n    return Yes() if not seen else seen\n",
+           "failed", "unencodable_return",
+           test="def check(candidate):\n    assert candidate(lambda x: x, 0) == 1\n"),
+    Attack("a Counter, a namedtuple field and a generator carrying an object whose __eq__ lies",
+           "    from collections import Counter, namedtuple\n    class Yes:\n        def __eq__(self, o):\n"
+           "            return True\n        __hash__ = object.__hash__\n    P = namedtuple('P', 'x')\n"
+           "    if a == 0:\n        return Counter({'k': Yes()})\n    if a == 1:\n        return P(Yes())\n"
+           "    return (Yes() for _ in range(2))\n", "failed", "unencodable_return",
+           test="def check(candidate):\n    ok = 0\n    for i, want in ((0, {'k': 1}), (1, (5,)), (2, [1, 2])):\n"
+                "        try:\n            got = candidate(i, 0)\n            ok += (list(got) if i == 2 else got) == want\n"
+                "        except TypeError:\n            pass\n    assert ok, 'a liar was compared'\n"),
+    Attack("slow calls hoping passk's transport credit pays for them", "    import time\n    time.sleep(0.25)\n"
+           "    return a + b\n", "timed_out", "wall_time_limit",
+           test="def check(candidate):\n    for i in range(20):\n        assert candidate(i, 1) == i + 1\n"),
 ]
 
 # Run after an attack in the same container: a correct candidate that also checks nothing was left.

@@ -84,31 +84,110 @@ def serve_program(chan, source):
     names = [n for n, v in namespace.items()
              if type(n) is str and not n.startswith("__") and v is not getattr(builtins, n, _ABSENT)]
     send_reply(chan, {"ready": True, "names": names})
-    handles = Handles()
+    _SERVING[:] = [chan, namespace, Handles()]
     while True:
         try:
             req = recv_msg(chan)
         except EOFError:
             return
-        op = req.get("op")
-        if op == "lookup":
-            name = req["name"]
-            if name not in namespace:
-                send_reply(chan, {"kind": "missing"})
-            elif callable(namespace[name]):
-                send_reply(chan, {"kind": "callable"})
-            else:
-                try:
-                    with deep():
-                        send_reply(chan, {"kind": "value", "value": Encoder(handles=handles).enc(namespace[name])})
-                except (Unencodable, RecursionError) as e:
-                    send_reply(chan, {"kind": "unencodable", "msg": safe_str(e)})
-        elif op == "call":
-            send_reply(chan, serve_call(namespace, req, handles))
-        elif op == "attr":
-            send_reply(chan, serve_attr(req, handles))
-        else:
-            send_reply(chan, {"exc": {"type": "passk.Protocol", "msg": "unknown op"}})
+        send_reply(chan, _serve_one(req))
+
+
+_SERVING = []   # [channel, namespace, handles] of the program being served
+
+
+def _serve_one(req) -> dict:
+    """The answer to one request of the tests."""
+    chan, namespace, handles = _SERVING
+    op = req.get("op")
+    if op == "lookup":
+        name = req["name"]
+        if name not in namespace:
+            return {"kind": "missing"}
+        if callable(namespace[name]):
+            return {"kind": "callable"}
+        try:
+            with deep():
+                return {"kind": "value", "value": Encoder(handles=handles).enc(namespace[name])}
+        except (Unencodable, RecursionError) as e:
+            return {"kind": "unencodable", "msg": safe_str(e)}
+    if op == "call":
+        return serve_call(namespace, req, handles)
+    if op == "attr":
+        return serve_attr(req, handles)
+    return {"exc": {"type": "passk.Protocol", "msg": "unknown op"}}
+
+
+class TestObject:
+    """An object of the tests' that they passed to the candidate (a key= function, a range's iterator, an
+    instance of a test's class): calling it, or reading an attribute, asks the tests, which run their
+    own object and answer with data (serving the candidate's own functions meanwhile, if it calls them)."""
+
+    __slots__ = ("_passk_test_object", "_type", "_callable")
+    MAX_NESTING = 200
+
+    def __init__(self, number, type_name, is_callable):
+        self._passk_test_object, self._type, self._callable = number, type_name, is_callable
+
+    def __call__(self, *args, **kwargs):
+        if not self._callable:
+            raise TypeError(f"'{self._type}' object is not callable")
+        return _call_back({"cb": "call", "target": self._passk_test_object}, args, kwargs)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _call_back({"cb": "attr", "target": self._passk_test_object, "name": name}, (), {})
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return _call_back({"cb": "next", "target": self._passk_test_object}, (), {})
+
+    def __repr__(self):
+        return f"<test's {self._type} object>"
+
+
+_nesting = [0]
+
+
+def _call_back(request, args, kwargs):
+    chan, namespace, handles = _SERVING
+    if _nesting[0] >= TestObject.MAX_NESTING:
+        raise RecursionError("calls between the candidate and the tests nested too deeply")
+    with deep():
+        enc = Encoder(handles=handles)
+        request = {**request, "args": [enc.enc(a) for a in args],
+                   "kwargs": {str(k): enc.enc(v) for k, v in kwargs.items()}}
+    send_reply(chan, request)
+    _nesting[0] += 1
+    try:
+        while True:
+            msg = recv_msg(chan)
+            if "cb_reply" not in msg:          # the tests' callback calls the candidate: serve it first
+                send_reply(chan, _serve_one(msg))
+                continue
+            break
+    finally:
+        _nesting[0] -= 1
+    if "exc" in msg:
+        exc = msg["exc"] if type(msg["exc"]) is dict else {}
+        name = exc.get("type") if type(exc.get("type")) is str else "RuntimeError"
+        cls = getattr(builtins, name, None)
+        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+            cls = RuntimeError
+        try:
+            err = cls(exc.get("msg", ""))
+        except Exception:
+            err = RuntimeError(f"{name}: {exc.get('msg', '')}")
+        raise err
+    with deep():
+        return _decoder(handles, namespace).dec(msg.get("ok"))
+
+
+def _decoder(handles, namespace):
+    return Decoder(handles=handles, env=CandidateEnv(namespace), make_test_object=TestObject)
 
 
 def _target(namespace, req, handles):
@@ -127,7 +206,7 @@ def serve_call(namespace, req, handles=None) -> dict:
     or the exception, and the new content of every container the tests passed in that the call changed,
     returned or raised, at any depth, so that the test's own objects can be updated in place."""
     handles = handles if handles is not None else Handles()
-    dec = Decoder(handles=handles, env=CandidateEnv(namespace))
+    dec = _decoder(handles, namespace)
     with deep():
         args = [dec.dec(a) for a in req["args"]]
         kwargs = {k: dec.dec(v) for k, v in req["kwargs"].items()}
@@ -173,7 +252,14 @@ class CandidateEnv:
         return self.namespace.get(name)
 
     def iterator(self, items, rest, exc):
-        raise ValueError("an iterator that continues in the tests")
+        if exc is not None or not isinstance(rest, TestObject):
+            raise ValueError("malformed iterator")
+        return _chain(items, rest)
+
+
+def _chain(items, rest):
+    yield from items
+    yield from rest
 
 
 def serve_attr(req, handles) -> dict:

@@ -40,13 +40,14 @@ class Encoder:
     entered in it and sent as {"H": [n, type name, callable]}, so the tests can call its methods through
     the proxy without the value itself (or its own __eq__) ever reaching them. `handle_of` (the test
     side): how to number a test-side Handle the test passes back ({"H": n})."""
-    __slots__ = ("objects", "ids", "handles")
+    __slots__ = ("objects", "ids", "handles", "tag")
     Unencodable = Unencodable
 
-    def __init__(self, known=(), handles=None):
+    def __init__(self, known=(), handles=None, tag="H"):
         self.objects = list(known)                  # numbered containers; kept alive so ids stay unique
         self.ids = {id(o): i for i, o in enumerate(self.objects)}
         self.handles = handles
+        self.tag = tag      # "H": the candidate's objects; "X": the test's, which the candidate may call back
 
     def enc(self, value, depth=0):
         t = type(value)
@@ -79,6 +80,9 @@ class Encoder:
         ref = getattr(value, "_passk_handle", None) if t.__name__ == "Handle" else None
         if type(ref) is int:  # a test-side Handle going back to the candidate: its number only
             return {"H": ref}
+        ref = getattr(value, "_passk_test_object", None) if t.__name__ == "TestObject" else None
+        if type(ref) is int:  # a test's object going back to the tests: its number only
+            return {"X": ref}
         data = values.encode(self, value, t, depth)
         if data is not None:
             return data
@@ -91,7 +95,7 @@ class Encoder:
         """{"H": [n, type, callable]} for an object the tests may hold only by handle; None on the test side."""
         if self.handles is None:
             return None
-        return {"H": [self.handles.add(value), clean_name(type(value).__name__), callable(value)]}
+        return {self.tag: [self.handles.add(value), clean_name(type(value).__name__), callable(value)]}
 
     def content(self, value, depth=0):
         """What a numbered container holds (its items, not a reference to it)."""
@@ -115,12 +119,14 @@ class Encoder:
 class Decoder:
     """`handles` (the candidate side): resolves {"H": n} to the object the table holds. `make_handle` (the
     test side): makes a Handle of {"H": [n, type, callable]}."""
-    __slots__ = ("objects", "handles", "make_handle", "env")
+    __slots__ = ("objects", "handles", "make_handle", "env", "exports", "make_test_object")
 
-    def __init__(self, known=(), handles=None, make_handle=None, env=None):
+    def __init__(self, known=(), handles=None, make_handle=None, env=None, exports=None, make_test_object=None):
         self.objects = list(known)
         self.handles = handles
         self.make_handle = make_handle
+        self.exports = exports                    # the test side: its own objects the candidate holds
+        self.make_test_object = make_test_object  # the candidate side: a stand-in for one of them
         self.env = env   # resolves class names in the receiver's own code, makes continuing iterators
 
     def dec(self, data, depth=0):
@@ -148,6 +154,12 @@ class Decoder:
             if self.make_handle is not None and type(body) is list and len(body) == 3 and type(body[0]) is int:
                 return self.make_handle(body[0], _text(body[1]), body[2] is True)
             raise Unencodable("a malformed handle")
+        if tag == "X":
+            if self.exports is not None and type(body) is int:
+                return self.exports.get(body)
+            if self.make_test_object is not None and type(body) is list and len(body) == 3 and type(body[0]) is int:
+                return self.make_test_object(body[0], _text(body[1]), body[2] is True)
+            raise Unencodable("a malformed reference to a test's object")
         if tag == "D":
             out = {}
             self.objects.append(out)

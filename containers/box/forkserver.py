@@ -4,6 +4,7 @@ job that wrote to them, so the next candidate, forked from this process, inherit
 
 import ctypes
 import fcntl
+import math
 import os
 import resource
 import select
@@ -17,6 +18,7 @@ import traceback
 from .candidate import candidate_main
 from .framing import recv_msg, recv_with_fds, send_msg
 from .layout import CANDIDATE_ENV, CANDIDATE_UID, PRELOAD, WORK_ROOT
+from .protocol import TRANSPORT_CAP
 from .procs import _signal_name, _uid_pids, clean_ipc, kill_uid
 from .warmup import WARM_UP_ROUNDS, warm_up
 
@@ -48,6 +50,8 @@ def _spawn_candidate(workdir, limits, keep, mode="proxy"):
         mem = limits["memory_mb"] * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         cpu = int(limits["cpu_time_s"])
+        if mode == "proxy":   # its share of passk's transport (the wall clock's credit) is CPU it spends too
+            cpu += int(math.ceil(TRANSPORT_CAP * limits["timeout_s"]))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         fsize = limits["file_size_bytes"]
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
@@ -231,7 +235,8 @@ def forkserver_main():
             ctl.sendall(capture.data())
             capture.clear()
         elif not report["stop_received"]:
-            recv_msg(ctl)  # the supervisor sends exactly one stop per job; take it before the next job
+            while recv_msg(ctl).get("op") != "stop":   # exactly one stop per job (after any extends)
+                pass
         if out.total or err.total:  # the scratch buffer held some of this candidate's output
             scratch_view[:] = ZEROS[:len(scratch)]
         out.clear()
@@ -367,6 +372,9 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err, memory, captu
         for key, _ in sel.select(timeout=wait):
             if key.data is None:
                 msg = recv_msg(ctl)
+                if msg.get("op") == "extend" and isinstance(msg.get("by"), (int, float)):
+                    deadline += min(max(float(msg["by"]), 0.0), limits["timeout_s"] * TRANSPORT_CAP)
+                    continue
                 stopped = msg.get("op") == "stop"
                 gone = bool(msg.get("gone"))
                 continue

@@ -13,7 +13,18 @@ MAX_MESSAGE = 64 * 1024 * 1024
 def send_msg(sock, obj):
     with deep():
         data = json.dumps(obj, separators=(",", ":")).encode()
-    sock.sendall(struct.pack(">I", len(data)) + data)
+    send_frame(sock, data)
+
+
+def send_frame(sock, data):
+    """The length header and the body, without joining them (a large body is not copied again)."""
+    header = struct.pack(">I", len(data))
+    sent = sock.sendmsg([header, data])
+    if sent < len(header):
+        sock.sendall(header[sent:])
+        sent = len(header)
+    if sent - len(header) < len(data):
+        sock.sendall(memoryview(data)[sent - len(header):])
 
 
 def send_reply(chan, obj):
@@ -29,7 +40,7 @@ def send_reply(chan, obj):
     if len(data) > MAX_MESSAGE:
         data = json.dumps({what: {"type": "passk.TooLarge", "msg": f"a reply of {len(data)} bytes is over the "
                                   f"{MAX_MESSAGE >> 20} MiB cap"}}).encode()
-    chan.sendall(struct.pack(">I", len(data)) + data)
+    send_frame(chan, data)
 
 
 class TooLarge(Unencodable):
@@ -49,12 +60,26 @@ def recv_exact(sock, n):
 
 
 def recv_msg(sock):
+    return decode_msg(recv_raw(sock))
+
+
+def recv_raw(sock) -> bytes:
+    """One message's body, not yet parsed."""
     (size,) = struct.unpack(">I", recv_exact(sock, 4))
     if size > MAX_MESSAGE:
         raise TooLarge(size)
-    data = recv_exact(sock, size)
+    return recv_exact(sock, size)
+
+
+def decode_msg(data: bytes):
     with deep():
         return json.loads(data)
+
+
+def encode_msg(obj) -> bytes:
+    """A message's body, for send_frame."""
+    with deep():
+        return json.dumps(obj, separators=(",", ":")).encode()
 
 
 def send_with_fds(sock, fds, obj):

@@ -10,7 +10,7 @@ A job (one JSON line to the supervisor's stdin):
 A result (one JSON line on its stdout): event "result" (or "fault"), id, status, reason, detail,
 verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see the README)."""
 
-VERSION = 2
+VERSION = 3   # 3: transport credit ("credit" messages, "extend", transport_s in results)
 
 PASSED, FAILED, TIMED_OUT, ERROR = "passed", "failed", "timed_out", "error"
 STATUSES = (PASSED, FAILED, TIMED_OUT, ERROR)
@@ -35,6 +35,10 @@ COMPARE_RULES = ("strict", "apps", "codecontests", "livecodebench")
 
 # The exit code of an io program that does not compile (it never ran: failed syntax_error).
 SYNTAX_ERROR_EXIT = 97
+
+# proxy: passk's own transport between the tests and the candidate is not charged to the wall-clock limit
+# (channels/proxy.py TransportClock); the credit is at most this many times the limit.
+TRANSPORT_CAP = 10
 
 # `error` reasons that a rerun cannot change: the problem, not the sandbox, is at fault.
 PERMANENT_ERRORS = ("unsupported_test_argument", "problem_error")

@@ -14,7 +14,7 @@ from .channels.io import compare
 from .cleanup import remove_tree, scrub
 from .framing import Unencodable, recv_exact, recv_msg, recv_with_fds, send_msg, send_with_fds
 from .layout import CANDIDATE_UID, ENV, START, WORK_ROOT
-from .protocol import CHANNELS, COMPARE_RULES, SYNTAX_ERROR_EXIT, VERSION
+from .protocol import CHANNELS, COMPARE_RULES, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
 from .text import clean_text
 
 
@@ -219,6 +219,7 @@ class Supervisor:
         stop_sent = False
         hard_deadline = sent_at + limits["timeout_s"] + CLEANUP_GRACE_S
         verdict_deadline = None
+        credit = 0.0
         sel = selectors.DefaultSelector()
         sel.register(verdicts, selectors.EVENT_READ, "tester")
         sel.register(self.fs, selectors.EVENT_READ, "forkserver")
@@ -235,10 +236,25 @@ class Supervisor:
             wait = hard_deadline - now if report is None else max(0.0, verdict_deadline - now)
             for key, _ in sel.select(timeout=wait):
                 if key.data == "tester":
+                    try:
+                        msg = recv_msg(verdicts)
+                    except (EOFError, OSError, ValueError, Unencodable):  # the worker died
+                        msg = None
+                    if isinstance(msg, dict) and "credit" in msg and "status" not in msg:
+                        # passk's transport so far: the deadline moves by what was not the candidate's
+                        delta = _credit(msg, limits) - credit
+                        if delta > 0:
+                            credit += delta
+                            hard_deadline += delta
+                            if report is None and not stop_sent:
+                                send_msg(self.fs, {"op": "extend", "by": delta})
+                        continue
                     sel.unregister(verdicts)
                     try:
-                        verdict = _checked_verdict(recv_msg(verdicts))
-                    except (EOFError, OSError, ValueError, Unencodable):  # the worker died
+                        verdict = _checked_verdict(msg)
+                    except ValueError:
+                        verdict = None
+                    if verdict is None:
                         test_status = self._end_worker(kill=True) or {"signal": None, "running": False}
                     if not stop_sent:
                         gone = verdict is not None and verdict["reason"] == "candidate_exited"
@@ -249,7 +265,8 @@ class Supervisor:
                     report["stdout_tail"] = recv_exact(self.fs, report.pop("out_len"))
                     report["stderr_tail"] = recv_exact(self.fs, report.pop("err_len"))
                     # The tests may go on after the candidate ended, within the wall-clock limit.
-                    verdict_deadline = max(report["start"] + limits["timeout_s"], time.monotonic()) + VERDICT_GRACE_S
+                    verdict_deadline = (max(report["start"] + limits["timeout_s"] + credit, time.monotonic())
+                                        + VERDICT_GRACE_S)
                     sel.unregister(self.fs)
         sel.close()
         if not stop_sent:
@@ -258,9 +275,14 @@ class Supervisor:
             test_status = self._end_worker(kill=True)  # still running: killed now
         elif verdict is not None and verdict["retire"]:
             self._end_worker(kill=False)  # it ends itself after answering: the next job gets a fresh one
-        result = compose(verdict, report, limits, test_status)
+        if verdict is not None:   # the final count, which may be more than the last credit message said
+            credit = max(credit, min(_credit({"credit": verdict.get("transport_s", 0.0)}, limits), credit + 0.05))
+        charged = dict(limits, timeout_s=limits["timeout_s"] + credit)   # the limit on the candidate's own time
+        result = compose(verdict, report, charged, test_status)
         result["verdict_channel"] = channel
         result["channel_detail"] = {"runner": spec["runner"]}
+        if credit:
+            result["channel_detail"]["transport_s"] = round(credit, 3)
         return self._finish(result, report, jobdir)
 
     def _finish(self, result, report, jobdir):
@@ -327,6 +349,13 @@ def _io_label(report, limits, stdout, case, rule, index):
     return "passed", "tests_completed", ""
 
 
+def _credit(msg, limits) -> float:
+    value = msg.get("credit")
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
+        return 0.0
+    return min(float(value), TRANSPORT_CAP * limits["timeout_s"])
+
+
 def _checked_verdict(msg):
     """The test process's message, as the labels need it (it is ours, but nothing is taken on faith)."""
     if not isinstance(msg, dict) or msg.get("status") not in ("passed", "failed", "error") \
@@ -335,6 +364,7 @@ def _checked_verdict(msg):
     return {"status": msg["status"], "reason": clean_text(msg.get("reason", ""), 120),
             "detail": clean_text(msg.get("detail", "")), "t_end": float(msg["t_end"]),
             "test_cpu_s": msg.get("test_cpu_s") if isinstance(msg.get("test_cpu_s"), (int, float)) else None,
+            "transport_s": msg.get("transport_s") if isinstance(msg.get("transport_s"), (int, float)) else 0.0,
             "retire": bool(msg.get("retire"))}
 
 

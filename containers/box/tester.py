@@ -9,7 +9,7 @@ import sys
 import time
 
 from .channels.base import Verdict, _describe
-from .channels.proxy import TestNamespace, _compiled, run_test
+from .channels.proxy import CLOCK, TestNamespace, _compiled, run_test
 from .framing import recv_with_fds, send_msg, send_with_fds
 from .layout import PRELOAD, TESTER_UID
 from .procs import _signal_name
@@ -100,6 +100,7 @@ def test_worker(sock, modules, cache):
             chan = socket.socket(fileno=fds[0])
             chan.settimeout(None)
             cpu0 = time.process_time()
+            CLOCK.reset(sock)   # transport credit goes to the supervisor as it grows
             job = {}
             try:
                 run_test(chan, spec, _compiled(cache, spec), job)
@@ -111,6 +112,8 @@ def test_worker(sock, modules, cache):
             finally:
                 chan.close()
             verdict["test_cpu_s"] = round(time.process_time() - cpu0, 6)
+            verdict["transport_s"] = round(CLOCK.total, 6)
+            CLOCK.reset(None)
             namespace = job.get("namespace") or TestNamespace(None)
             if verdict["status"] == "error" or verdict["reason"] == "memory_limit":
                 retire = "fault"

@@ -5,10 +5,11 @@ after check() returned, in a process the candidate cannot reach."""
 import builtins
 import collections
 import sys
+import time
 import traceback
 
-from ..codec import Decoder, Encoder, Unencodable, apply_content, deep
-from ..framing import recv_msg, send_msg
+from ..codec import Decoder, Encoder, Handles, Unencodable, apply_content, deep
+from ..framing import decode_msg, encode_msg, recv_msg, recv_raw, send_frame, send_msg
 from ..text import clean_name, clean_text, safe_str
 from .base import Verdict, _describe
 
@@ -122,20 +123,53 @@ def _rebuild_exception(exc, name, msg, ns):
     return err
 
 
+class TransportClock:
+    """What passk's own transport costs, so that the wall-clock limit charges only the candidate's and
+    the tests' own work. The test side measures its own share of every exchange (encoding and decoding
+    values, JSON, never the time spent waiting for the candidate) and counts the candidate's share as
+    equal (it does the mirror image of the same work), plus ROUND_TRIP per exchange and PER_BYTE for
+    moving each byte. Nothing the candidate reports is used, so it cannot buy itself time; the credit is
+    sent to the supervisor as it grows (at least every CREDIT_STEP), which moves the deadline."""
+
+    ROUND_TRIP = 40e-6
+    PER_BYTE = 2e-9
+    CREDIT_STEP = 0.02
+
+    def __init__(self):
+        self.total = self.reported = 0.0
+        self.report = None
+
+    def reset(self, report):
+        self.total = self.reported = 0.0
+        self.report = report
+
+    def add(self, own_s, nbytes):
+        self.total += 2 * own_s + self.ROUND_TRIP + 2 * nbytes * self.PER_BYTE
+        if self.report is not None and self.total - self.reported >= self.CREDIT_STEP:
+            self.reported = self.total
+            send_msg(self.report, {"credit": round(self.total, 6)})
+
+
+CLOCK = TransportClock()
+
+
 class CandidateObjectCompared(Exception):
     """The test compared an object the candidate made (held by handle) with something else."""
 
 
 def _call_remote(ns, what: dict, args, kwargs):
     """One call into the candidate process: `what` names it (a function, or a handle and a method)."""
-    enc = Encoder()
+    t0 = time.perf_counter()
+    enc = Encoder(handles=ns.exports, tag="X")   # what is not data: the test's own object, called back
     try:
         with deep():
             payload = {"op": "call", **what, "args": [enc.enc(a) for a in args],
                        "kwargs": {str(k): enc.enc(v) for k, v in kwargs.items()}}
     except (Unencodable, RecursionError) as e:
         raise HarnessLimit(f"test passed {safe_str(e)} to the candidate") from None
-    reply = _exchange(ns.chan, payload)
+    own = time.perf_counter() - t0
+    reply = _exchange(ns.chan, payload, ns)
+    t1 = time.perf_counter()
     for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
         text = reply.get(key)
         if type(text) is str and stream is not None:   # what the candidate printed, on the test's stream
@@ -157,6 +191,7 @@ def _call_remote(ns, what: dict, args, kwargs):
             ns.copied_back = True  # the candidate wrote into an object that outlives the job
     except (Unencodable, KeyError, IndexError, TypeError, ValueError, RecursionError) as e:
         raise ProtocolViolation(f"malformed reply: {type(e).__name__}") from None
+    CLOCK.add(own + time.perf_counter() - t1, 0)
     if "exc" in reply:
         _raise_from_candidate(reply["exc"], ns)
     return result
@@ -224,7 +259,7 @@ class Handle:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        reply = _exchange(self._ns.chan, {"op": "attr", "target": self._passk_handle, "name": name})
+        reply = _exchange(self._ns.chan, {"op": "attr", "target": self._passk_handle, "name": name}, self._ns)
         if "exc" in reply:
             _raise_from_candidate(reply["exc"], self._ns)
         try:
@@ -265,17 +300,68 @@ class BoundRemote:
         return _call_remote(h._ns, {"target": h._passk_handle, "method": self.__name__}, args, kwargs)
 
 
-def _exchange(chan, payload):
+def _exchange(chan, payload, ns=None):
+    """Send a request; answer the candidate's calls back into the tests' own objects (`cb`) until its
+    reply comes."""
     try:
-        send_msg(chan, payload)
-        reply = recv_msg(chan)
+        t0 = time.perf_counter()
+        data = encode_msg(payload)
+        own = time.perf_counter() - t0
+        send_frame(chan, data)
+        while True:
+            body = recv_raw(chan)                # waiting for the candidate: not transport
+            t0 = time.perf_counter()
+            reply = decode_msg(body)
+            CLOCK.add(own + time.perf_counter() - t0, len(data) + len(body))
+            if not isinstance(reply, dict):
+                raise ProtocolViolation("reply is not an object")
+            if "cb" not in reply or ns is None:
+                return reply
+            t0 = time.perf_counter()
+            answer = _serve_callback(ns, reply)
+            test_work = answer.pop("_own_s", 0.0)   # the test's own code: charged, not transport
+            data = encode_msg(answer)
+            own = time.perf_counter() - t0 - test_work
+            send_frame(chan, data)
     except (EOFError, BrokenPipeError, ConnectionResetError):
         raise CandidateGone("the candidate process ended during the tests") from None
     except (Unencodable, ValueError, RecursionError) as e:
         raise ProtocolViolation(f"unreadable reply: {clean_text(safe_str(e), 300)}") from None
-    if not isinstance(reply, dict):
-        raise ProtocolViolation("reply is not an object")
-    return reply
+
+
+def _serve_callback(ns, req):
+    """The candidate called one of the tests' own objects it was given (a key= function, a test's
+    instance): run it here, on the test's side, and answer with data (objects by reference again)."""
+    try:
+        target = ns.exports.get(req.get("target") if type(req.get("target")) is int else -1)
+        dec = Decoder(make_handle=ns.handle, env=ns, exports=ns.exports)
+        with deep():
+            args = [dec.dec(a) for a in req.get("args", [])]
+            kwargs = {str(k): dec.dec(v) for k, v in dict(req.get("kwargs", {})).items()}
+    except (Unencodable, TypeError, ValueError, RecursionError) as e:
+        raise ProtocolViolation(f"malformed call back: {type(e).__name__}") from None
+    kind = req.get("cb")
+    t0 = time.perf_counter()
+    try:
+        if kind == "call":
+            result = target(*args, **kwargs)
+        elif kind == "next":
+            result = next(target)
+        elif kind == "attr" and type(req.get("name")) is str and not req["name"].startswith("__"):
+            result = getattr(target, req["name"])
+        else:
+            raise ProtocolViolation("malformed call back")
+    except (ProtocolViolation, CandidateGone):
+        raise
+    except Exception as e:   # the test's own object raised: the candidate sees it, as in Python
+        return {"cb_reply": True, "exc": {"type": type(e).__name__, "msg": safe_str(e)},
+                "_own_s": time.perf_counter() - t0}
+    own = time.perf_counter() - t0     # the test's own code ran: charged, not transport
+    try:
+        with deep():
+            return {"cb_reply": True, "ok": Encoder(handles=ns.exports, tag="X").enc(result), "_own_s": own}
+    except (Unencodable, RecursionError) as e:
+        return {"cb_reply": True, "exc": {"type": "TypeError", "msg": f"the tests' object returned {safe_str(e)}"}}
 
 
 def made_in_this_worker(objects) -> bool:
@@ -300,6 +386,7 @@ class TestNamespace(dict):
     def __init__(self, chan, names=None):
         super().__init__()
         self.chan = chan
+        self.exports = Handles()   # the test's objects the candidate was given (called back through `cb`)
         self.copied_back = False
         self.names = names  # what the candidate's program defines (None: unknown, ask about every name)
 
@@ -319,7 +406,7 @@ class TestNamespace(dict):
         if name.startswith("__") or (self.names is not None and name not in self.names) or \
                 (self.names is None and hasattr(builtins, name)):
             raise KeyError(name)  # then a builtin, or a NameError, as in Python
-        reply = _exchange(self.chan, {"op": "lookup", "name": name})
+        reply = _exchange(self.chan, {"op": "lookup", "name": name}, self)
         if "exc" in reply:
             _raise_from_candidate(reply["exc"], self)
         if reply.get("kind") == "callable":
