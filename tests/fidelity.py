@@ -87,6 +87,8 @@ CASES = [
       prompt="import enum\nclass Color(enum.Enum):\n    RED = 1\n    BLUE = 2\n"),
     c("enum value", "def f():\n    return Color.BLUE\n", "assert candidate().value == 2",
       prompt="import enum\nclass Color(enum.Enum):\n    RED = 1\n    BLUE = 2\n"),
+    c("a standard-library enum", "import http\ndef f():\n    return http.HTTPStatus.NOT_FOUND\n",
+      "import http\nassert candidate() is http.HTTPStatus.NOT_FOUND and candidate() == 404"),
     c("int subclass, honest", "class MyInt(int):\n    pass\ndef f():\n    return MyInt(3)\n",
       "assert candidate() == 3 and candidate() + 1 == 4"),
     c("str subclass, honest", "class S(str):\n    pass\ndef f():\n    return S('ab')\n",

@@ -3,6 +3,7 @@
 import json
 import socket
 import struct
+import time
 
 from .codec import Unencodable, deep
 
@@ -60,7 +61,20 @@ def recv_exact(sock, n):
 
 
 def recv_msg(sock):
-    return decode_msg(recv_raw(sock))
+    return recv_measured(sock)[0]
+
+
+def recv_measured(sock):
+    """(message, its size in bytes, seconds spent parsing it): the body is decoded to text and dropped
+    before parsing, so a large message is held twice at most, not three times."""
+    data = recv_raw(sock)
+    size = len(data)
+    t0 = time.perf_counter()
+    text = data.decode("utf-8", "surrogatepass")
+    del data
+    with deep():
+        obj = json.loads(text)
+    return obj, size, time.perf_counter() - t0
 
 
 def recv_raw(sock) -> bytes:
@@ -69,11 +83,6 @@ def recv_raw(sock) -> bytes:
     if size > MAX_MESSAGE:
         raise TooLarge(size)
     return recv_exact(sock, size)
-
-
-def decode_msg(data: bytes):
-    with deep():
-        return json.loads(data)
 
 
 def encode_msg(obj) -> bytes:

@@ -4,8 +4,9 @@
     {"V": [kind, ...]}        range, Fraction, Decimal, date, datetime, time, timedelta, deque (numbered)
     {"N": [typename, fields, [values]]}   a namedtuple instance: the receiver's class of that name when
                               it is a namedtuple with those fields (the prompt's), else one made for it
-    {"E": [class, member, fallback]}      an enum member: the receiver's enum of that class name when it
-                              has that member (the prompt's), else the fallback (a handle, or null)
+    {"E": [class, member, fallback, module, qualname]}   an enum member: the receiver's enum of that class
+                              name when it has that member (the prompt's or test's), else the standard
+                              library's (a module the receiver imported), else the fallback (a handle)
     {"W": [kind, [items]]}    a dict view (keys, values, items), rebuilt from a fresh dict
     {"J": [[items], rest]}    an iterator (generator, map, filter, zip, ...), run on the sender's side
                               for at most ITER_PREFIX items; `rest` is null when it ended there, a handle
@@ -59,7 +60,9 @@ def encode(enc, value, t, depth):
         return {"W": [kind, [enc.enc(v, depth + 1) for v in value]]}
     if isinstance(value, enum.Enum):
         fallback = enc.enc_handle(value)
-        return {"E": [type(value).__name__, value.name if type(value.name) is str else "", fallback]}
+        module, qualname = getattr(t, "__module__", None), getattr(t, "__qualname__", None)
+        return {"E": [t.__name__, value.name if type(value.name) is str else "", fallback,
+                      module if type(module) is str else "", qualname if type(qualname) is str else ""]}
     if issubclass(t, tuple) and type(getattr(t, "_fields", None)) is tuple:
         fields = [f for f in t._fields if type(f) is str]
         return {"N": [t.__name__ if type(t.__name__) is str else "", fields,
@@ -152,8 +155,10 @@ def decode(dec, tag, body, depth, env):
         if not (isinstance(cls, type) and issubclass(cls, tuple) and getattr(cls, "_fields", None) == tuple(fields)):
             cls = _namedtuple(name, fields)
         return cls(*values) if cls is not None else tuple(values)
-    if tag == "E":
+    if tag == "E":   # the prompt's or test's enum of that name, or a standard-library one imported here
         cls = env.resolve(_str(body[0])) if env is not None else None
+        if not (isinstance(cls, type) and issubclass(cls, enum.Enum)) and len(body) == 5:
+            cls = _imported(_str(body[3]), _str(body[4]))
         if isinstance(cls, type) and issubclass(cls, enum.Enum) and _str(body[1]) in cls.__members__:
             return cls.__members__[body[1]]
         return dec.dec(body[2], depth + 1)
@@ -168,6 +173,19 @@ def decode(dec, tag, body, depth, env):
             return env.iterator(items, None, rest["X"])
         return env.iterator(items, dec.dec(rest, depth + 1), None)
     raise ValueError("unknown tag")
+
+
+def _imported(module, qualname):
+    """A class of a module this process has already imported (nothing is imported, no dunder is read)."""
+    import sys
+    if module in ("", "candidate", "__main__"):
+        return None
+    obj = sys.modules.get(module)
+    for part in qualname.split("."):
+        if obj is None or not part or part.startswith("__"):
+            return None
+        obj = getattr(obj, part, None)
+    return obj
 
 
 def _namedtuple(name, fields):

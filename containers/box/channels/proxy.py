@@ -9,7 +9,7 @@ import time
 import traceback
 
 from ..codec import Decoder, Encoder, Handles, Unencodable, apply_content, deep
-from ..framing import decode_msg, encode_msg, recv_msg, recv_raw, send_frame, send_msg
+from ..framing import encode_msg, recv_measured, recv_msg, send_frame, send_msg
 from ..text import clean_name, clean_text, safe_str
 from .base import Verdict, _describe
 
@@ -309,10 +309,8 @@ def _exchange(chan, payload, ns=None):
         own = time.perf_counter() - t0
         send_frame(chan, data)
         while True:
-            body = recv_raw(chan)                # waiting for the candidate: not transport
-            t0 = time.perf_counter()
-            reply = decode_msg(body)
-            CLOCK.add(own + time.perf_counter() - t0, len(data) + len(body))
+            reply, size, parse_s = recv_measured(chan)   # waiting for the candidate is not transport
+            CLOCK.add(own + parse_s, len(data) + size)
             if not isinstance(reply, dict):
                 raise ProtocolViolation("reply is not an object")
             if "cb" not in reply or ns is None:
