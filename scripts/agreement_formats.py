@@ -99,7 +99,7 @@ def mutate(code: str, seed: int) -> str | None:
 
 
 def run_python(program: str, stdin: str, timeout: float) -> tuple[int | None, str]:
-    """(exit code or None on timeout, stdout) of `python3 -` ... as a file, in a scratch directory."""
+    """(exit code, or None on timeout; stdout) of the program run as a file by python3, in a scratch directory."""
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "prog.py"
         path.write_text(program)

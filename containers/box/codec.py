@@ -14,6 +14,7 @@ the standard library's, never the sender's. A built-in type as a value (`int`, `
 pass them) is {"P": name}, looked up among the built-in types only."""
 
 import operator
+import sys
 from collections import Counter, OrderedDict, defaultdict, deque
 
 from . import values
@@ -319,13 +320,11 @@ class deep:
     codec and JSON recurse per level), put back afterwards: the candidate's own code keeps Python's."""
 
     def __enter__(self):
-        import sys
         self.old = sys.getrecursionlimit()
         if self.old < 8 * MAX_DEPTH:
             sys.setrecursionlimit(8 * MAX_DEPTH)
 
     def __exit__(self, *exc):
-        import sys
         sys.setrecursionlimit(self.old)
 
 

@@ -12,9 +12,7 @@ MAX_MESSAGE = 64 * 1024 * 1024
 
 
 def send_msg(sock, obj):
-    with deep():
-        data = json.dumps(obj, separators=(",", ":")).encode()
-    send_frame(sock, data)
+    send_frame(sock, encode_msg(obj))
 
 
 def send_frame(sock, data):
@@ -34,8 +32,7 @@ def send_reply(chan, obj):
     frame the candidate forged (any header over the cap: protocol_violation)."""
     what = "load_error" if "load_error" in obj else "exc"
     try:
-        with deep():
-            data = json.dumps(obj, separators=(",", ":")).encode()
+        data = encode_msg(obj)
     except MemoryError:  # the candidate's own memory limit, reached while writing its answer
         data = json.dumps({what: {"type": "MemoryError", "msg": "while encoding the reply"}}).encode()
     if len(data) > MAX_MESSAGE:

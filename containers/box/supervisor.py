@@ -242,7 +242,7 @@ class Supervisor:
                         msg = None
                     if isinstance(msg, dict) and "credit" in msg and "status" not in msg:
                         # passk's transport so far: the deadline moves by what was not the candidate's
-                        delta = _credit(msg, limits) - credit
+                        delta = _credit(msg["credit"], limits) - credit
                         if delta > 0:
                             credit += delta
                             hard_deadline += delta
@@ -276,7 +276,7 @@ class Supervisor:
         elif verdict is not None and verdict["retire"]:
             self._end_worker(kill=False)  # it ends itself after answering: the next job gets a fresh one
         if verdict is not None:   # the final count, which may be more than the last credit message said
-            credit = max(credit, min(_credit({"credit": verdict.get("transport_s", 0.0)}, limits), credit + 0.05))
+            credit = max(credit, min(_credit(verdict["transport_s"], limits), credit + 0.05))
         charged = dict(limits, timeout_s=limits["timeout_s"] + credit)   # the limit on the candidate's own time
         result = compose(verdict, report, charged, test_status)
         result["verdict_channel"] = channel
@@ -349,8 +349,8 @@ def _io_label(report, limits, stdout, case, rule, index):
     return "passed", "tests_completed", ""
 
 
-def _credit(msg, limits) -> float:
-    value = msg.get("credit")
+def _credit(value, limits) -> float:
+    """A transport credit the tests reported, in seconds, within the cap."""
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
         return 0.0
     return min(float(value), TRANSPORT_CAP * limits["timeout_s"])

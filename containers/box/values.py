@@ -22,6 +22,8 @@ import enum
 import fractions
 import keyword
 
+from .text import safe_str
+
 ITER_PREFIX = 10_000
 
 _TIME_TYPES = {datetime.date: "date", datetime.datetime: "datetime", datetime.time: "time",
@@ -73,12 +75,9 @@ def encode(enc, value, t, depth):
     for base in _CONTAINERS:
         if isinstance(value, base):
             return enc.enc(_base_container(base, value), depth)
-    if t is types_generator or is_iterator(t):
+    if is_iterator(t):   # generators included
         return _encode_iterator(enc, value, depth)
     return None
-
-
-types_generator = type(x for x in ())
 
 
 def _base_scalar(base, value):
@@ -90,7 +89,7 @@ def _base_scalar(base, value):
         return str.__str__(value)
     if base is bytes:
         return bytes(memoryview(value))
-    return complex(float.__float__(complex.real.__get__(value)), float.__float__(complex.imag.__get__(value)))
+    return complex(complex.real.__get__(value), complex.imag.__get__(value))
 
 
 def _base_container(base, value):
@@ -107,19 +106,12 @@ def _encode_iterator(enc, it, depth):
         except StopIteration:
             return {"J": [items, None]}
         except Exception as e:   # the iterator raised: the receiver raises it where Python would
-            return {"J": [items, {"X": {"type": type(e).__name__, "msg": _safe_msg(e)}}]}
+            return {"J": [items, {"X": {"type": type(e).__name__, "msg": safe_str(e)}}]}
         items.append(enc.enc(item, depth + 1))
     rest = enc.enc_handle(it)
     if rest is None:
         raise enc.Unencodable(f"an iterator longer than {ITER_PREFIX} items")
     return {"J": [items, rest]}
-
-
-def _safe_msg(e):
-    try:
-        return str(e)
-    except Exception:
-        return ""
 
 
 def decode(dec, tag, body, depth, env):
