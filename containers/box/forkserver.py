@@ -19,7 +19,7 @@ from .candidate import candidate_main
 from .framing import recv_msg, recv_with_fds, send_msg
 from .layout import CANDIDATE_ENV, CANDIDATE_UID, PRELOAD, WORK_ROOT
 from .protocol import TRANSPORT_CAP
-from .procs import _signal_name, _uid_pids, clean_ipc, kill_uid
+from .procs import _reap_all, _signal_name, _uid_pids, clean_ipc, kill_uid
 from .warmup import WARM_UP_ROUNDS, warm_up
 
 
@@ -150,20 +150,32 @@ class Ring:
         self.total = 0
 
 
-def _oom_kills():
-    """How many processes the kernel's OOM killer has killed in this container (cgroup v1 or v2);
-    None where there is no such counter (gVisor)."""
-    for path, key in (("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill "),
-                      ("/sys/fs/cgroup/memory.events", "oom_kill ")):
+class OomCounter:
+    """How many processes the kernel's OOM killer has killed in this container (cgroup v1 or v2), read
+    through a file kept open; None where there is no such counter (gVisor)."""
+
+    PATHS = ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events")
+
+    def __init__(self):
+        self.fd = None
+        for path in self.PATHS:
+            try:
+                self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                break
+            except OSError:
+                continue
+
+    def read(self):
+        if self.fd is None:
+            return None
         try:
-            with open(path) as f:
-                text = f.read()
+            text = os.pread(self.fd, 4096, 0)
         except OSError:
-            continue
-        for line in text.splitlines():
-            if line.startswith(key):
+            return None
+        for line in text.split(b"\n"):
+            if line.startswith(b"oom_kill "):
                 return int(line.split()[1])
-    return None
+        return None
 
 
 class SandboxMemory:
@@ -192,10 +204,12 @@ def forkserver_main():
             importlib.import_module(name)
         except ImportError:
             pass
+    global SUBREAPER
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        SUBREAPER = ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except Exception:
         pass  # without a subreaper, orphans go to the container's init; they are killed by uid anyway
+    oom = OomCounter()
     ctl = socket.socket(fileno=3)
     scratch = bytearray(65536)
     scratch_view = memoryview(scratch)
@@ -226,7 +240,7 @@ def forkserver_main():
         if io:
             capture.ready(req["limits"]["output_bytes"])
         report = watch_candidate(ctl, fds[0] if fds else None, req, devnull, scratch_view, out, err, memory,
-                                 capture if io else None)
+                                 oom, capture if io else None)
         send_msg(ctl, report)
         for ring in (out, err):
             for seg in ring.segments():
@@ -319,13 +333,26 @@ MEMORY_POLL_S = 0.005      # how often the sandbox's memory is read while a cand
 MEMORY_LEAK_KB = 32 * 1024  # memory still held after a job beyond this: the container is replaced
 
 
-def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err, memory, capture=None):
+# Whether this process is its candidates' subreaper: then every process a candidate leaves, however it
+# detached, is a child of ours, and having no child at all proves none is left (no /proc scan needed).
+SUBREAPER = False
+
+
+def _has_children():
+    try:
+        os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    return True
+
+
+def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err, memory, oom, capture=None):
     """Fork the candidate and watch it until the tests' stop (proxy, in_process), its own end (io: a
     program reading `req["stdin"]`, its whole stdout kept in `capture`), or a limit."""
     limits = req["limits"]
     io = capture is not None
     watch_kb = limits.get("memory_watch_kb")
-    oom_before = _oom_kills()
+    oom_before = oom.read()
     held_before = memory.held_kb() if watch_kb else None
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
@@ -403,9 +430,6 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err, memory, captu
         # its status is what labels it. Its teardown can take a moment (freeing a large heap); wait for it.
         got, status, ru = _wait_ended(pid, GONE_WAIT_S)
     ended_by_itself = bool(got)
-    # How many processes the candidate had when it was stopped: a fork bomb's are still dying after
-    # they were reaped (under gVisor for seconds), and would slow the next candidate into a timeout.
-    procs = len(_uid_pids(CANDIDATE_UID))
     try:
         os.killpg(pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -413,14 +437,20 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err, memory, captu
     reaped = ended_by_itself
     if not reaped:
         reaped, status, ru = _reap_within(pid, REAP_WAIT_S)
-    strays = len(_uid_pids(CANDIDATE_UID))  # still there after the group was killed: left it, or dying
-    if strays > MAX_STRAYS or procs > MAX_STRAYS or not reaped:
-        # A fork bomb: do not spend the job's time killing it one process at a time (under gVisor that
-        # takes up to a minute). The container is reported unclean and the host destroys it whole.
-        clean = False
+    if reaped and SUBREAPER and not _has_children():
+        clean = True   # no process of the candidate's is left: nothing to count or kill
     else:
-        clean = kill_uid(CANDIDATE_UID) if strays else True  # it reaps what it killed
-        clean = clean_ipc(CANDIDATE_UID) and clean
+        # What is left (processes that left the group, or are still dying): a fork bomb's are still dying
+        # after they were reaped (under gVisor for seconds), and would slow the next candidate into a timeout.
+        strays = len(_uid_pids(CANDIDATE_UID))
+        _reap_all()   # the zombies among them, ours since their parents died
+        if strays > MAX_STRAYS or not reaped:
+            # A fork bomb: do not spend the job's time killing it one process at a time (under gVisor that
+            # takes up to a minute). The container is reported unclean and the host destroys it whole.
+            clean = False
+        else:
+            clean = kill_uid(CANDIDATE_UID) if strays else True  # it reaps what it killed
+    clean = clean and clean_ipc(CANDIDATE_UID)
     cleanup_s = time.monotonic() - end
     for key in list(sel.get_map().values()):
         if key.data is not None and key.data != "stdin":
@@ -441,7 +471,7 @@ def watch_candidate(ctl, chan_fd, req, devnull, scratch, out, err, memory, captu
             exit_code = os.WEXITSTATUS(status)
         elif os.WIFSIGNALED(status):
             sig = _signal_name(os.WTERMSIG(status))
-    oom_after = _oom_kills()
+    oom_after = oom.read()
     return {"start": start, "end": end, "timed_out": timed_out, "output_exceeded": output_exceeded,
             "memory_exceeded": memory_exceeded, "stop_received": stopped or io,
             "exit_code": exit_code, "signal": sig,

@@ -72,13 +72,28 @@ def kill_uid(uid):
     return not _uid_pids(uid)
 
 
+_IPC_FILES = {}   # kind -> a descriptor of /proc/sysvipc/<kind>, kept open (read with pread, per job)
+
+
+def _ipc_table(kind):
+    fd = _IPC_FILES.get(kind)
+    if fd is None:
+        fd = _IPC_FILES[kind] = os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY | os.O_CLOEXEC)
+    chunks, offset = [], 0
+    while True:
+        chunk = os.pread(fd, 65536, offset)
+        if not chunk:
+            return b"".join(chunks).decode("ascii", "replace")
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
 def _ipc_ids(uid):
     """SysV IPC objects (shared memory, message queues, semaphore sets) owned by `uid`."""
     found = []
     for kind in ("shm", "msg", "sem"):
         try:
-            with open(f"/proc/sysvipc/{kind}") as f:
-                header, *lines = f.read().splitlines()
+            header, *lines = _ipc_table(kind).splitlines()
         except (OSError, ValueError):
             continue
         cols = header.split()

@@ -2,7 +2,7 @@
 (the host imports this file as harness.containers.box.protocol). The supervisor's `ready` message
 carries VERSION; the host refuses an image that speaks another.
 
-A job (one JSON line to the supervisor's stdin):
+A job (one JSON line to the supervisor: on the host's socket, or on its stdin):
     id, code (the program), limits (supervisor_limits on the host), channel, and per channel:
       proxy       prompt, test, entry_point (or null), runner
       in_process  test, entry_point (or null), runner
@@ -10,7 +10,11 @@ A job (one JSON line to the supervisor's stdin):
 A result (one JSON line on its stdout): event "result" (or "fault"), id, status, reason, detail,
 verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see the README)."""
 
-VERSION = 3   # 3: transport credit ("credit" messages, "extend", transport_s in results)
+VERSION = 4   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket
+
+# Where the supervisor finds the host's unix socket (a path inside the container), when the host listens
+# on one; without it, jobs come on stdin and results go to stdout (Docker's attach stream).
+HOST_SOCKET_ENV = "PASSK_HOST_SOCKET"
 
 PASSED, FAILED, TIMED_OUT, ERROR = "passed", "failed", "timed_out", "error"
 STATUSES = (PASSED, FAILED, TIMED_OUT, ERROR)

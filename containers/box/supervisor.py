@@ -14,7 +14,7 @@ from .channels.io import compare
 from .cleanup import remove_tree, scrub
 from .framing import Unencodable, recv_exact, recv_msg, recv_with_fds, send_msg, send_with_fds
 from .layout import CANDIDATE_UID, ENV, START, WORK_ROOT
-from .protocol import CHANNELS, COMPARE_RULES, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
+from .protocol import CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
 from .text import clean_text
 
 
@@ -454,13 +454,25 @@ def compose(verdict, report, limits, test_status=None):
     }
 
 
+def _host_streams():
+    """The host's line streams: a unix socket the host listens on, bind-mounted into the container (set by
+    the host in PASSK_HOST_SOCKET; it accepts one connection, this one, and closes the listener), or this
+    process's stdin and stdout through Docker's attach stream."""
+    path = os.environ.pop(HOST_SOCKET_ENV, None)
+    if not path:
+        return sys.stdin.buffer, sys.stdout.buffer
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.connect(path)
+    return conn.makefile("rb"), conn.makefile("wb")
+
+
 def serve():
-    out = sys.stdout.buffer
     sup = Supervisor()
+    jobs, out = _host_streams()
     hello = {"event": "ready", "protocol": VERSION, "python": platform.python_version(), "pid": os.getpid()}
     out.write((json.dumps(hello) + "\n").encode())
     out.flush()
-    for line in sys.stdin.buffer:
+    for line in jobs:
         if not line.strip():
             continue
         job = json.loads(line)

@@ -1,20 +1,25 @@
 """The Docker backend: hardened containers, each running passk's supervisor.
 
-A session is one container. Jobs go to the supervisor's stdin and results come back on its stdout,
-over a single attached socket, so a candidate costs no Docker API round trip of its own."""
+A session is one container. Jobs go to the supervisor and results come back as lines over one socket,
+so a candidate costs no Docker API round trip of its own: a unix socket the host listens on, bind-mounted
+into that container alone (transport "socket"; nothing of Docker's on the path), or the supervisor's
+stdin and stdout over Docker's attach stream (transport "attach": remote engines, gVisor)."""
 
 from __future__ import annotations
 
 import itertools
 import json
 import os
+import shutil
 import socket
 import struct
+import tempfile
 import threading
 import time
 
 from ..config import Limits, SandboxSettings
-from ..constants import LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN, PROTOCOL_VERSION
+from ..constants import (HOST_SOCKET_ENV, LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN,
+                         PROTOCOL_VERSION)
 from ..errors import HarnessError, InputError, SandboxUnavailableError
 from .base import Backend, Session, register_backend
 from .images import ensure_image
@@ -25,6 +30,7 @@ CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
 PIDS_OVERHEAD = 16          # tini, supervisor, forkserver, leader, tester, killer
 RUNSC_PIDS_BACKSTOP = 8192  # gVisor's ptrace platform keeps host stub processes per guest process
 READY_TIMEOUT_S = 60.0
+CONTAINER_SOCKET_DIR = "/run/passk"     # where a container sees its host socket's directory (read-only)
 RESULT_GRACE_S = 90.0       # beyond the candidate's timeout before the session is declared dead
 
 
@@ -116,6 +122,55 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
     )
 
 
+def _local_engine(client) -> bool:
+    """Whether the engine runs on this machine (a unix socket): only then can it bind-mount a host path."""
+    return str(getattr(client.api, "base_url", "")).startswith("http+docker://")
+
+
+def choose_transport(settings: SandboxSettings, client) -> str:
+    """The transport a run uses: "socket" needs a local engine and a runtime that lets a container connect
+    to a host socket (runc; gVisor only with --host-uds=open, which passk does not ask of it)."""
+    if settings.transport != "auto":
+        if settings.transport == "socket" and not _local_engine(client):
+            raise InputError("transport socket needs a Docker engine on this machine (a unix socket); "
+                             "use transport attach for a remote engine")
+        return settings.transport
+    return "socket" if settings.runtime == "runc" and _local_engine(client) else "attach"
+
+
+class _SocketChannel:
+    """Lines over the unix socket the supervisor connected to (no framing of Docker's)."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buf = b""
+        self.lines: list[bytes] = []
+        self.stderr_tail = b""
+        self.sock.settimeout(None)
+
+    def send_line(self, data: bytes) -> None:
+        self.sock.sendall(data + b"\n")
+
+    def read_line(self, deadline: float) -> bytes:
+        while not self.lines:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise socket.timeout("deadline passed")
+            self.sock.settimeout(remaining)
+            chunk = self.sock.recv(1 << 16)
+            if not chunk:
+                raise EOFError("the container's socket closed")
+            *complete, self.buf = (self.buf + chunk).split(b"\n")
+            self.lines.extend(complete)
+        return self.lines.pop(0)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
 class _Channel:
     """Line-oriented view of an attached, multiplexed (non-TTY) container stream."""
 
@@ -174,21 +229,46 @@ class DockerSession(Session):
     def start(self) -> None:
         b = self.backend
         api = b.client.api
+        listener = sock_dir = None
         try:
+            config, env = b.host_config, {}
+            if b.transport == "socket":
+                # Owner-only (root) directory and socket, for this container alone; the listener takes one
+                # connection, the supervisor's, before any candidate exists, and is closed at once.
+                sock_dir = tempfile.mkdtemp(prefix="passk-")
+                path = os.path.join(sock_dir, "s")
+                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                listener.bind(path)
+                os.chmod(path, 0o600)
+                listener.listen(1)
+                config = dict(config, Binds=[f"{sock_dir}:{CONTAINER_SOCKET_DIR}:ro"])
+                env = {HOST_SOCKET_ENV: f"{CONTAINER_SOCKET_DIR}/s"}
             created = api.create_container(
-                b.facts["image"], stdin_open=True, tty=False, user="0",
-                name=f"passk-{b.run_id[:8]}-{next(b.counter)}",
-                labels=b.labels, host_config=b.host_config)
+                b.facts["image"], stdin_open=b.transport == "attach", tty=False, user="0",
+                name=f"passk-{b.run_id[:8]}-{next(b.counter)}", environment=env,
+                labels=b.labels, host_config=config)
             self.container_id = created["Id"]
             b.track(self.container_id)
-            sock = api.attach_socket(self.container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
-            self.channel = _Channel(sock)
-            api.start(self.container_id)
+            if listener is None:
+                sock = api.attach_socket(self.container_id,
+                                         params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+                self.channel = _Channel(sock)
+                api.start(self.container_id)
+            else:
+                api.start(self.container_id)
+                listener.settimeout(READY_TIMEOUT_S)
+                conn, _ = listener.accept()
+                self.channel = _SocketChannel(conn)
             hello = json.loads(self.channel.read_line(time.monotonic() + READY_TIMEOUT_S))
         except Exception as e:
             detail = self._why(e)
             self.stop()
             raise SandboxUnavailableError(f"container did not start: {detail}") from None
+        finally:
+            if listener is not None:
+                listener.close()
+            if sock_dir is not None:
+                shutil.rmtree(sock_dir, ignore_errors=True)
         if hello.get("event") != "ready":
             self.stop()
             raise SandboxUnavailableError(f"container sent {hello!r} instead of ready")
@@ -201,8 +281,14 @@ class DockerSession(Session):
 
     def _why(self, e: Exception) -> str:
         text = f"{type(e).__name__}: {e}"
-        if self.channel is not None and self.channel.stderr_tail:
-            text += " | supervisor stderr: " + self.channel.stderr_tail.decode("utf-8", "replace")[-500:]
+        tail = self.channel.stderr_tail if self.channel is not None else b""
+        if not tail and self.container_id is not None and self.backend.transport == "socket":
+            try:   # nothing is attached: the engine kept what the supervisor wrote
+                tail = self.backend.client.api.logs(self.container_id, stdout=False, stderr=True, tail=20)
+            except Exception:
+                tail = b""
+        if tail:
+            text += " | supervisor stderr: " + tail.decode("utf-8", "replace")[-500:]
         return text
 
     def run(self, job: dict) -> dict:
@@ -249,6 +335,7 @@ class DockerBackend(Backend):
         self._lock = threading.Lock()
         self.facts: dict = {}
         self.host_config = None
+        self.transport = "attach"
 
     def prepare(self) -> dict:
         info = self.client.info()
@@ -266,7 +353,9 @@ class DockerBackend(Backend):
             image = {"image": self.settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
         else:
             image = ensure_image(self.client, self.settings.base_image)
+        self.transport = choose_transport(self.settings, self.client)
         self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
+                      "transport": self.transport,
                       "docker_server_version": self.client.version().get("Version"),
                       "container_pids": container_pids(self.limits, self.settings),
                       "container_memory_mb": container_memory(self.limits, self.settings),
