@@ -195,6 +195,7 @@ class Evaluator:
 
     def _worker(self) -> None:
         lane = Lane(self._backend, self._pool.background)
+        lane.prepare_next()   # the container starts now, not when the first job comes
         try:
             while True:
                 item = self._queue.get()

@@ -6,6 +6,7 @@ applied to it."""
 from __future__ import annotations
 
 import concurrent.futures
+import json
 import queue
 import threading
 import time
@@ -60,6 +61,7 @@ class Pool:
         self.settings = settings
         self.facts = facts
         self._records: dict[Limits, dict] = {}  # one limits record per distinct Limits, shared by rows
+        self._encoded: dict[tuple, tuple] = {}   # (problem, limits) -> the problem's part of a job line
         self.stop = threading.Event()
         # Starts and stops containers off the workers' path (Lane); shut down by `execute`.
         self.background = concurrent.futures.ThreadPoolExecutor(max_workers=max(2, settings.workers),
@@ -84,14 +86,34 @@ class Pool:
     def payload(self, job: Job) -> dict:
         """The job as the supervisor takes it (box/protocol.py): the program, the limits, and what its
         verdict channel needs."""
-        s, p = job.sample, job.problem
-        out = {"id": f"{s.task_id}#{s.sample_index}", "code": p.header + s.program, "channel": p.channel,
-               "limits": self.backend.supervisor_limits(job.limits or self.base)}
+        s = job.sample
+        return {"id": f"{s.task_id}#{s.sample_index}", "code": job.problem.header + s.program,
+                **self._problem_part(job)}
+
+    def _problem_part(self, job: Job) -> dict:
+        p = job.problem
+        out = {"channel": p.channel, "limits": self.backend.supervisor_limits(job.limits or self.base)}
         if p.channel == "io":
             out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare)
         else:
             out.update(prompt=p.prompt, test=p.test, entry_point=p.entry_point, runner=p.runner, main=p.main)
         return out
+
+    def encoded(self, job: Job) -> tuple[dict, bytes]:
+        """The job's header (id, limits) and its whole line as sent: the problem's part (tests, prompt,
+        limits) is encoded once per problem and limits, not once per candidate."""
+        key = (id(job.problem), job.limits)
+        cached = self._encoded.get(key)
+        if cached is None or cached[0] is not job.problem:
+            if len(self._encoded) >= 4096:
+                self._encoded.clear()
+            part = self._problem_part(job)
+            cached = self._encoded[key] = (job.problem, part["limits"], json.dumps(part)[1:].encode())
+        s = job.sample
+        ident = f"{s.task_id}#{s.sample_index}"
+        line = b"".join((b'{"id": ', json.dumps(ident).encode(), b', "code": ',
+                         json.dumps(job.problem.header + s.program).encode(), b", ", cached[2]))
+        return {"id": ident, "limits": cached[1]}, line
 
     def run_one(self, job: Job, lane: "Lane"):
         if job.sample.program is None:  # no code could be taken from the sample's text: failed, not dropped
@@ -104,7 +126,7 @@ class Pool:
                 return None
             try:
                 session = lane.session()
-                result = session.run(self.payload(job))
+                result = session.run(*self.encoded(job))
                 if result.get("status") == ERROR and result.get("reason") in RETRYABLE_REASONS:
                     raise SandboxUnavailableError(f"{result.get('reason')}: {result.get('detail', '')}")
             except SandboxUnavailableError as e:

@@ -6,6 +6,7 @@ finish; an existing output directory of the same inputs and settings is resumed.
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -97,19 +98,41 @@ def _differences(before: dict, now: dict, prefix: str = "") -> list[str]:
     return out
 
 
+def _start_in_background(ev: Evaluator, failed: list) -> None:
+    """Start the evaluator; what it raises is kept in `failed` for the caller to raise."""
+    try:
+        ev.start()
+    except BaseException as e:
+        failed.append(e)
+
+
 def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | None = None) -> RunOutcome:
     """Run every candidate not yet finished in cfg.out, then score. `calibration` (per-task limits from
     an earlier run's manifest) is used instead of measuring again, so a reproduction runs under the
     same limits. The sandbox is prepared (engine, runtime, image) before anything is written: settings
     that cannot work leave no run directory behind."""
     out = Path(cfg.out)
-    problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
-    samples = load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)
     inputs = input_hashes(cfg)
     config = cfg.to_dict()
     old = _check_resume(out, config, inputs)
     run_id = old["run_id"] if old and old.get("run_id") else uuid.uuid4().hex
-    with Evaluator(cfg.limits, cfg.sandbox, run_id=run_id) as ev:
+    # The sandbox starts (engine, image, the first warm containers) while the inputs are read.
+    ev = Evaluator(cfg.limits, cfg.sandbox, run_id=run_id)
+    failed: list = []
+    starting = threading.Thread(target=_start_in_background, args=(ev, failed), name="passk-start", daemon=True)
+    starting.start()
+    try:
+        problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+        samples = load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)
+    except BaseException:
+        starting.join()
+        ev.close()
+        raise
+    starting.join()
+    if failed:
+        ev.close()
+        raise failed[0]
+    with ev:
         facts = ev.facts
         if old and "sandbox" in old and old["sandbox"].get("image_id") != facts["image_id"]:
             raise InputError(f"{out}: was started with image {old['sandbox'].get('image_id')}, "

@@ -34,12 +34,15 @@ def clean(value, limit: int = DETAIL_CHARS) -> str:
 
 
 _REASON_CHARS = re.compile(r"[^\w.:~-]", re.UNICODE)
+_PLAIN_REASON = re.compile(r"[A-Za-z0-9_.:~-]{0,%d}" % REASON_CHARS)
 
 
 def clean_reason(value) -> str:
     """A reason is a short key (`assertion`, `exception:ValueError`): one line of word characters,
     '.', ':', '~' and '-', whatever the container sent."""
     text = value if isinstance(value, str) else ""
+    if _PLAIN_REASON.fullmatch(text):   # the usual case, and already what the rest would make of it
+        return text
     text = _REASON_CHARS.sub("_", text[:REASON_CHARS])  # surrogates and controls are not word characters
     return "".join(c if c.isprintable() else "_" for c in text)
 

@@ -15,6 +15,8 @@ VERSION = 4   # 3: transport credit ("credit" messages, "extend", transport_s in
 # Where the supervisor finds the host's unix socket (a path inside the container), when the host listens
 # on one; without it, jobs come on stdin and results go to stdout (Docker's attach stream).
 HOST_SOCKET_ENV = "PASSK_HOST_SOCKET"
+# The memory limit (MB) the host's jobs will carry, when it knows it: the tester starts with the container.
+TESTER_MEMORY_ENV = "PASSK_TESTER_MEMORY_MB"
 
 PASSED, FAILED, TIMED_OUT, ERROR = "passed", "failed", "timed_out", "error"
 STATUSES = (PASSED, FAILED, TIMED_OUT, ERROR)

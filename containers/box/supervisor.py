@@ -14,7 +14,7 @@ from .channels.io import compare
 from .cleanup import remove_tree, scrub
 from .framing import Unencodable, recv_exact, recv_msg, recv_with_fds, send_msg, send_with_fds
 from .layout import CANDIDATE_UID, ENV, START, WORK_ROOT
-from .protocol import CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
+from .protocol import CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
 from .text import clean_text
 
 
@@ -71,6 +71,9 @@ class Supervisor:
         self.zygote_memory = None
         self.worker = None  # (pid, socket) of the test worker in use
         self.taught = set()  # problems the zygote has compiled
+        memory = os.environ.pop(TESTER_MEMORY_ENV, "")
+        if memory.isdigit():   # the host says the jobs' memory limit: the tester starts now, not at the first job
+            self._worker(max(int(memory), 64))
 
     def _zygote(self, memory_mb):
         if self.zygote is not None and self.zygote_memory != memory_mb:

@@ -20,9 +20,10 @@ class Session(ABC):
         """Make the sandbox ready. Raises SandboxUnavailableError."""
 
     @abstractmethod
-    def run(self, job: dict) -> dict:
-        """Run one job and return the supervisor's result. Raises SandboxUnavailableError on any
-        fault that is not the candidate's; the session must then be stopped and replaced."""
+    def run(self, job: dict, line: bytes | None = None) -> dict:
+        """Run one job and return the supervisor's result. `line`, when given, is the whole job as
+        encoded (Pool.encoded); `job` then holds its id and limits. Raises SandboxUnavailableError on
+        any fault that is not the candidate's; the session must then be stopped and replaced."""
 
     @abstractmethod
     def stop(self) -> None:

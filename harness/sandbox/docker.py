@@ -18,7 +18,7 @@ import threading
 import time
 
 from ..config import Limits, SandboxSettings
-from ..constants import (HOST_SOCKET_ENV, LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN,
+from ..constants import (HOST_SOCKET_ENV, TESTER_MEMORY_ENV, LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN,
                          PROTOCOL_VERSION)
 from ..errors import HarnessError, InputError, SandboxUnavailableError
 from .base import Backend, Session, register_backend
@@ -231,7 +231,7 @@ class DockerSession(Session):
         api = b.client.api
         listener = sock_dir = None
         try:
-            config, env = b.host_config, {}
+            config, env = b.host_config, {TESTER_MEMORY_ENV: str(int(b.limits.memory_mb))}
             if b.transport == "socket":
                 # Owner-only (root) directory and socket, for this container alone; the listener takes one
                 # connection, the supervisor's, before any candidate exists, and is closed at once.
@@ -291,12 +291,12 @@ class DockerSession(Session):
             text += " | supervisor stderr: " + tail.decode("utf-8", "replace")[-500:]
         return text
 
-    def run(self, job: dict) -> dict:
+    def run(self, job: dict, line: bytes | None = None) -> dict:
         if self.channel is None:
             raise SandboxUnavailableError("session not started")
         deadline = time.monotonic() + float(job["limits"]["timeout_s"]) + RESULT_GRACE_S
         try:
-            self.channel.send_line(json.dumps(job).encode())
+            self.channel.send_line(line if line is not None else json.dumps(job).encode())
             while True:
                 msg = json.loads(self.channel.read_line(deadline))
                 if msg.get("event") == "result" and msg.get("id") == job["id"]:
