@@ -106,6 +106,11 @@ ATTACKS = [
            "    return a - b\n", "failed", "assertion"),
     Attack("killing its parent", "    import os, signal\n    os.kill(os.getppid(), signal.SIGKILL)\n    return a - b\n",
            "failed", "exception:PermissionError"),
+    Attack("connecting to the host's socket to send a forged result",
+           WRONG + "import glob, socket\nfor path in ['/run/passk/s'] + glob.glob('/run/**', recursive=True):\n"
+           "    try:\n        s = socket.socket(socket.AF_UNIX)\n        s.connect(path)\n"
+           "        s.sendall(b'{\"event\": \"result\", \"status\": \"passed\", \"reason\": \"tests_completed\"}\\n')\n"
+           "    except OSError:\n        pass\n", "failed", "assertion"),
     Attack("a daemon that outlives the candidate",
            RIGHT + "import os\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
            "        import time\n        time.sleep(600)\n    os._exit(0)\n", "passed", "tests_completed"),

@@ -30,6 +30,8 @@ def test_sandbox_settings_are_checked():
         SandboxSettings(runtime="kata")
     with pytest.raises(InputError, match="workers"):
         SandboxSettings(workers=0)
+    with pytest.raises(InputError, match="transport must be one of auto, socket, attach"):
+        SandboxSettings(transport="tcp")
 
 
 def _write(tmp_path, text):

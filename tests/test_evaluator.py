@@ -45,6 +45,18 @@ def test_concurrent_callers_each_get_their_own_results_and_containers_stay_warm(
     assert ev.facts["runtime"] == "runc"
 
 
+@pytest.mark.docker
+@pytest.mark.parametrize("transport", ["socket", "attach"])
+def test_both_transports_give_the_same_labels_and_leave_no_socket(transport, tmp_path, monkeypatch):
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))   # where the host's socket directories go
+    with Evaluator(Limits(timeout_s=1.0, memory_mb=256), workers=1, transport=transport) as evaluator:
+        rows = evaluator.evaluate([(ADD, RIGHT), (ADD, WRONG), (ADD, LOOP)])
+        assert evaluator.facts["transport"] == transport
+        assert list(tmp_path.iterdir()) == []   # the socket's directory is removed once the supervisor connected
+    assert [r.status for r in rows] == ["passed", "failed", "timed_out"]
+
+
 def test_unknown_options_are_refused_by_name():
     with pytest.raises(InputError, match="unknown option.*timeout"):
         Evaluator(timeout=3)

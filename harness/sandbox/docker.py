@@ -235,7 +235,7 @@ class DockerSession(Session):
             if b.transport == "socket":
                 # Owner-only (root) directory and socket, for this container alone; the listener takes one
                 # connection, the supervisor's, before any candidate exists, and is closed at once.
-                sock_dir = tempfile.mkdtemp(prefix="passk-")
+                sock_dir = tempfile.mkdtemp(prefix="passk-sock-")
                 path = os.path.join(sock_dir, "s")
                 listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 listener.bind(path)
