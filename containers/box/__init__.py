@@ -2,12 +2,14 @@
 /opt/passk/start.py; the host reads its contract (protocol) from the same files, shipped as
 harness.containers.box.
 
-    supervisor (root)          reads jobs from stdin, writes one result line per job to stdout; holds
-      │                        job data but never forks a candidate                    supervisor.py
+    supervisor (root)          reads jobs from the host (its socket, or stdin), writes one result line
+      │                        per job; holds job data, watches each candidate's output and limits
+      │                        (watch.py), but never forks a candidate                 supervisor.py
       ├─ tester (uid 10002)    a warm zygote; it forks test workers that run jobs'     tester.py
       │   └─ test worker       tests (channels/proxy.py) until a job may have left state behind
-      └─ forkserver (root)     a clean interpreter that never sees candidate code; per job it forks
-           │                   the candidate, enforces the limits, kills every process     forkserver.py
+      └─ forkserver (root)     a clean interpreter that never sees candidate code or data; per job it
+           │                   forks the candidate, waits (touching nothing) for its end or the
+           │                   supervisor's stop, then kills every process it left     forkserver.py
            └─ candidate (uid 10001)  runs the candidate's code, then serves calls     candidate.py
 
 The verdict comes from a process the candidate cannot reach (the test worker for the proxy channel,

@@ -9,6 +9,9 @@ from .codec import Unencodable, deep
 
 
 MAX_MESSAGE = 64 * 1024 * 1024
+# The forkserver's word that a candidate started: its pid and when (time.monotonic). Fixed-size: the
+# forkserver sends it while the candidate shares its memory, when every page it writes is copied.
+HELLO = struct.Struct(">qd")
 
 
 def send_msg(sock, obj):

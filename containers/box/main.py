@@ -1,7 +1,6 @@
 """Which role this process plays: supervisor (serve), forkserver or tester."""
 
 import os
-import signal
 import sys
 
 
@@ -20,5 +19,6 @@ def main(argv) -> int:
         tester_main(int(argv[1]))
         return 0
     from .supervisor import serve
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    # SIGPIPE stays ignored, as Python leaves it: the supervisor writes a program's stdin, and a program
+    # that does not read it is EPIPE there, not the supervisor's death. The host going away ends serve().
     return serve()

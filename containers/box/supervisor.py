@@ -3,7 +3,6 @@
 import json
 import os
 import platform
-import selectors
 import signal
 import socket
 import sys
@@ -12,10 +11,11 @@ import time
 from .channels.base import _describe
 from .channels.io import compare
 from .cleanup import remove_tree, scrub
-from .framing import Unencodable, recv_exact, recv_msg, recv_with_fds, send_msg, send_with_fds
+from .framing import Unencodable, recv_msg, recv_with_fds, send_with_fds
 from .layout import CANDIDATE_UID, ENV, START, WORK_ROOT
 from .protocol import CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
 from .text import clean_text
+from .watch import Watcher
 
 
 def _write_file(path, text, uid, mode=0o600):
@@ -32,11 +32,6 @@ def _private_dir(path, uid):
 
 
 TESTER_ANSWER_S = 10.0  # the zygote forks or reaps a test worker within this, or the tester is replaced
-# After the candidate has ended, how long the tests may still take to give their verdict, beyond the
-# wall-clock limit (the verdict of tests that finished in time is on its way).
-VERDICT_GRACE_S = 1.0
-# How long past its deadline a job may take to be killed and reaped (a fork bomb under gVisor is slow).
-CLEANUP_GRACE_S = 20.0
 CLEANUP_BUDGET_S = 2.0    # removing what a job left; a container not cleaned by then is replaced
 MAX_CLEANUP_S = 1.0
 
@@ -67,6 +62,7 @@ class Supervisor:
         os.chmod(WORK_ROOT, 0o755)
         self.count = 0
         self.fs_pid, self.fs = _start_child("forkserver")
+        self.watcher = Watcher(self.fs)
         self.zygote_pid = self.zygote = None
         self.zygote_memory = None
         self.worker = None  # (pid, socket) of the test worker in use
@@ -153,7 +149,8 @@ class Supervisor:
                 status, reason = "timed_out", "wall_time_limit"
                 detail = f"test {index}: the tests together ran past {total_limit:g} s ({IO_TOTAL_FACTOR} x the limit)"
                 break
-            report, stdout = _io_run(self, job, p_dir, case)
+            report = self._watch_io(p_dir, job["limits"], case)
+            stdout = report["stdout"]
             wall += report["end"] - report["start"]
             cpu += report["cpu_s"] or 0.0
             peak = max(peak, report["peak_memory_kb"] or 0)
@@ -178,6 +175,14 @@ class Supervisor:
         if status != "passed":
             result["channel_detail"]["failed_test"] = passed   # the index of the test that decided
         return self._finish(result, report, jobdir)
+
+    def _watch_io(self, p_dir, limits, case):
+        """Run the program once on one test's input: the run's report, its whole stdout included."""
+        report, _, _, started = self.watcher.run(p_dir, limits, "io", stdin=case.get("input", ""))
+        if report is None:   # the forkserver is still killing what it left: timed out, container replaced
+            report = _unreported(started, limits, time.monotonic())
+            report["stdout"] = b""
+        return report
 
     def _job_dir(self, job):
         """A fresh directory for the job, with the candidate's private working directory holding its program."""
@@ -211,72 +216,45 @@ class Supervisor:
             send_with_fds(self.zygote, [], {"op": "learn", **spec})  # no answer: workers forked later inherit it
             self.taught.add(key)
         for_cand, for_test = socket.socketpair()
-        sent_at = time.monotonic()
-        send_with_fds(self.fs, [for_cand.fileno()], {"op": "run", "dir": p_dir, "limits": limits, "mode": channel})
-        for_cand.close()
         send_with_fds(verdicts, [for_test.fileno()], spec)
         for_test.close()
+        got = {"verdict": None, "credit": 0.0}
 
-        verdict = report = None
+        def on_tester(now):
+            """A message of the tests: a transport credit, or their verdict (None: they died or sent garbage)."""
+            try:
+                msg = recv_msg(verdicts)
+            except (EOFError, OSError, ValueError, Unencodable):  # the worker died
+                msg = None
+            if isinstance(msg, dict) and "credit" in msg and "status" not in msg:
+                # passk's transport so far: the deadline moves by what was not the candidate's
+                delta = _credit(msg["credit"], limits) - got["credit"]
+                got["credit"] += max(delta, 0.0)
+                return "credit", max(delta, 0.0)
+            try:
+                got["verdict"] = _checked_verdict(msg)
+            except ValueError:
+                got["verdict"] = None
+            return "done", got["verdict"] is not None and got["verdict"]["reason"] == "candidate_exited"
+
+        try:
+            report, credit, tests_done, started = self.watcher.run(
+                p_dir, limits, channel, chan_fd=for_cand.fileno(), tester=verdicts, on_tester=on_tester)
+        finally:
+            for_cand.close()
+        verdict = got["verdict"]
+        if report is None:
+            if verdict is not None and verdict["t_end"] - started <= limits["timeout_s"]:
+                raise RuntimeError("the forkserver did not report in time")
+            # No verdict within the time limit, and the forkserver is still killing what the candidate
+            # left (a fork bomb under gVisor): the candidate timed out; the container, whose forkserver
+            # is busy, is reported unhealthy and replaced.
+            report = _unreported(started, limits, time.monotonic())
         test_status = None
-        stop_sent = False
-        hard_deadline = sent_at + limits["timeout_s"] + CLEANUP_GRACE_S
-        verdict_deadline = None
-        credit = 0.0
-        sel = selectors.DefaultSelector()
-        sel.register(verdicts, selectors.EVENT_READ, "tester")
-        sel.register(self.fs, selectors.EVENT_READ, "forkserver")
-        while report is None or (verdict is None and test_status is None and time.monotonic() < verdict_deadline):
-            now = time.monotonic()
-            if report is None and now > hard_deadline:
-                if verdict is not None and verdict["t_end"] - sent_at <= limits["timeout_s"]:
-                    raise RuntimeError("the forkserver did not report in time")
-                # No verdict within the time limit, and the forkserver is still killing what the
-                # candidate left (a fork bomb under gVisor): the candidate timed out; the container,
-                # whose forkserver is busy, is reported unhealthy and replaced.
-                report = _unreported(sent_at, limits, now)
-                break
-            wait = hard_deadline - now if report is None else max(0.0, verdict_deadline - now)
-            for key, _ in sel.select(timeout=wait):
-                if key.data == "tester":
-                    try:
-                        msg = recv_msg(verdicts)
-                    except (EOFError, OSError, ValueError, Unencodable):  # the worker died
-                        msg = None
-                    if isinstance(msg, dict) and "credit" in msg and "status" not in msg:
-                        # passk's transport so far: the deadline moves by what was not the candidate's
-                        delta = _credit(msg["credit"], limits) - credit
-                        if delta > 0:
-                            credit += delta
-                            hard_deadline += delta
-                            if report is None and not stop_sent:
-                                send_msg(self.fs, {"op": "extend", "by": delta})
-                        continue
-                    sel.unregister(verdicts)
-                    try:
-                        verdict = _checked_verdict(msg)
-                    except ValueError:
-                        verdict = None
-                    if verdict is None:
-                        test_status = self._end_worker(kill=True) or {"signal": None, "running": False}
-                    if not stop_sent:
-                        gone = verdict is not None and verdict["reason"] == "candidate_exited"
-                        send_msg(self.fs, {"op": "stop", "gone": gone})
-                        stop_sent = True
-                else:
-                    report = recv_msg(self.fs)
-                    report["stdout_tail"] = recv_exact(self.fs, report.pop("out_len"))
-                    report["stderr_tail"] = recv_exact(self.fs, report.pop("err_len"))
-                    # The tests may go on after the candidate ended, within the wall-clock limit.
-                    verdict_deadline = (max(report["start"] + limits["timeout_s"] + credit, time.monotonic())
-                                        + VERDICT_GRACE_S)
-                    sel.unregister(self.fs)
-        sel.close()
-        if not stop_sent:
-            send_msg(self.fs, {"op": "stop"})  # exactly one per job: the forkserver waits for it
-        if verdict is None and test_status is None:
-            test_status = self._end_worker(kill=True)  # still running: killed now
-        elif verdict is not None and verdict["retire"]:
+        if verdict is None:
+            # still running (killed now), or dead already (how it ended is what the labels need)
+            test_status = self._end_worker(kill=True) or ({"signal": None, "running": False} if tests_done else None)
+        elif verdict["retire"]:
             self._end_worker(kill=False)  # it ends itself after answering: the next job gets a fresh one
         if verdict is not None:   # the final count, which may be more than the last credit message said
             credit = max(credit, min(_credit(verdict["transport_s"], limits), credit + 0.05))
@@ -306,17 +284,6 @@ IO_STDIN_CHARS = 300   # of a failing test's input, in a result's detail
 
 def _excerpt(text, limit=120):
     return clean_text(text if len(text) <= limit else text[:limit] + "…", limit + 40)
-
-
-def _io_run(sup, job, p_dir, case):
-    """Run the program once on one test's input; the forkserver's report and the whole stdout."""
-    send_with_fds(sup.fs, [], {"op": "run", "dir": p_dir, "limits": job["limits"], "mode": "io",
-                               "stdin": case.get("input", "")})
-    report = recv_msg(sup.fs)
-    report["stdout_tail"] = recv_exact(sup.fs, report.pop("out_len"))
-    report["stderr_tail"] = recv_exact(sup.fs, report.pop("err_len"))
-    stdout = recv_exact(sup.fs, report.pop("full_len"))
-    return report, stdout
 
 
 IO_TOTAL_FACTOR = 10     # io: all tests of one candidate together get this many times the wall-clock limit
@@ -473,21 +440,24 @@ def serve():
     sup = Supervisor()
     jobs, out = _host_streams()
     hello = {"event": "ready", "protocol": VERSION, "python": platform.python_version(), "pid": os.getpid()}
-    out.write((json.dumps(hello) + "\n").encode())
-    out.flush()
-    for line in jobs:
-        if not line.strip():
-            continue
-        job = json.loads(line)
-        try:
-            result = sup.run(job)
-            result["event"] = "result"
-        except Exception as e:
-            result = {"event": "fault", "id": job.get("id"), "detail": clean_text(_describe(e), 500)}
+    try:
+        out.write((json.dumps(hello) + "\n").encode())
+        out.flush()
+        for line in jobs:
+            if not line.strip():
+                continue
+            job = json.loads(line)
+            try:
+                result = sup.run(job)
+                result["event"] = "result"
+            except Exception as e:
+                result = {"event": "fault", "id": job.get("id"), "detail": clean_text(_describe(e), 500)}
+                out.write((json.dumps(result) + "\n").encode())
+                out.flush()
+                return 1
+            result["id"] = job.get("id")
             out.write((json.dumps(result) + "\n").encode())
             out.flush()
-            return 1
-        result["id"] = job.get("id")
-        out.write((json.dumps(result) + "\n").encode())
-        out.flush()
+    except (BrokenPipeError, ConnectionResetError):
+        return 0   # the host has gone
     return 0

@@ -1,0 +1,316 @@
+"""Watching one run of a candidate, from the supervisor (root): its output (kept in buffers made once),
+the wall-clock limit, the output limit and the sandbox's memory, while the forkserver, which forked it,
+waits for its end without touching memory the candidate shares with it."""
+
+import os
+import selectors
+import time
+
+from .framing import HELLO, recv_exact, recv_msg, send_with_fds
+
+TAIL_BYTES = 2048
+MEMORY_POLL_S = 0.005      # how often the sandbox's memory is read while a candidate runs (gVisor only)
+MEMORY_LEAK_KB = 32 * 1024  # memory still held after a job beyond this: the container is replaced
+# How long past its deadline a job may take to be killed and reaped (a fork bomb under gVisor is slow).
+CLEANUP_GRACE_S = 20.0
+# After the candidate has ended, how long the tests may still take to give their verdict, beyond the
+# wall-clock limit (the verdict of tests that finished in time is on its way).
+VERDICT_GRACE_S = 1.0
+
+
+class Capture:
+    """A program's whole stdout, up to the output limit (the io channel compares it), in one buffer made
+    once."""
+
+    def __init__(self):
+        self.buf = bytearray(0)
+        self.n = 0
+
+    def ready(self, size):
+        if len(self.buf) < size:
+            self.buf = bytearray(size)
+        self.n = 0
+
+    def add(self, view, n):
+        room = len(self.buf) - self.n
+        take = min(n, room)
+        if take > 0:
+            self.buf[self.n:self.n + take] = view[:take]
+            self.n += take
+
+    def take(self):
+        data = bytes(self.buf[:self.n])
+        self.n = 0
+        return data
+
+
+class Ring:
+    """The last TAIL_BYTES of a stream, kept in place as it is read."""
+
+    def __init__(self):
+        self.buf = bytearray(TAIL_BYTES)
+        self.view = memoryview(self.buf)
+        self.pos = 0        # next write position
+        self.total = 0
+
+    def add(self, view, n):
+        self.total += n
+        if n >= TAIL_BYTES:
+            self.view[:] = view[n - TAIL_BYTES:n]
+            self.pos = 0
+            return
+        first = min(n, TAIL_BYTES - self.pos)
+        self.view[self.pos:self.pos + first] = view[:first]
+        if n > first:
+            self.view[:n - first] = view[first:n]
+        self.pos = (self.pos + n) % TAIL_BYTES
+
+    def tail(self) -> bytes:
+        if self.total < TAIL_BYTES:
+            return bytes(self.view[:self.pos])
+        return bytes(self.view[self.pos:]) + bytes(self.view[:self.pos])
+
+    def clear(self):
+        self.pos = 0
+        self.total = 0
+
+
+class OomCounter:
+    """How many processes the kernel's OOM killer has killed in this container (cgroup v1 or v2), read
+    through a file kept open; None where there is no such counter (gVisor)."""
+
+    PATHS = ("/sys/fs/cgroup/memory/memory.oom_control", "/sys/fs/cgroup/memory.events")
+
+    def __init__(self):
+        self.fd = None
+        for path in self.PATHS:
+            try:
+                self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                break
+            except OSError:
+                continue
+
+    def read(self):
+        if self.fd is None:
+            return None
+        try:
+            text = os.pread(self.fd, 4096, 0)
+        except OSError:
+            return None
+        for line in text.split(b"\n"):
+            if line.startswith(b"oom_kill "):
+                return int(line.split()[1])
+        return None
+
+
+class SandboxMemory:
+    """Memory the sandbox holds that cannot be reclaimed, in kB, read from its /proc/meminfo: everything
+    in use except file cache, but counting shared memory (memfd, tmpfs), which lives in that cache.
+    Under gVisor this is the sandbox's own accounting; its host cgroup would otherwise kill the whole
+    sandbox when a candidate fills memory outside its address space."""
+
+    def __init__(self):
+        self.fd = os.open("/proc/meminfo", os.O_RDONLY | os.O_CLOEXEC)
+
+    def held_kb(self):
+        fields = {}
+        for line in os.pread(self.fd, 8192, 0).split(b"\n"):
+            name, _, rest = line.partition(b":")
+            if name in (b"MemTotal", b"MemFree", b"Cached", b"Shmem"):
+                fields[name] = int(rest.split()[0])
+        return (fields[b"MemTotal"] - fields[b"MemFree"] - fields.get(b"Cached", 0) + fields.get(b"Shmem", 0))
+
+
+def _pump(fd, sinks, scratch, drain, bound=None):
+    """Read what a non-blocking pipe holds into each of `sinks` through `scratch` (once, or until it is
+    empty when `drain`, or `bound` bytes have gone into the first sink). Returns True at end of file."""
+    while bound is None or sinks[0].total < bound:
+        try:
+            n = os.readv(fd, [scratch])
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            return True
+        if n == 0:
+            return True
+        for sink in sinks:
+            sink.add(scratch, n)
+        if not drain:
+            return False
+    return False
+
+
+def _feed(fd, data, sent):
+    """Write what the pipe takes of `data` from `sent` on. Returns the new offset, or None when done
+    (everything written, or the program closed its stdin)."""
+    try:
+        sent += os.write(fd, data[sent:sent + 65536])
+    except BlockingIOError:
+        return sent
+    except OSError:  # EPIPE: the program does not read its input
+        return None
+    return None if sent >= len(data) else sent
+
+
+
+
+class Watcher:
+    """The supervisor's side of running candidates: the forkserver's control socket, and the buffers
+    every run's output goes through (made once)."""
+
+    def __init__(self, fs):
+        self.fs = fs
+        self.scratch = memoryview(bytearray(65536))
+        self.out, self.err = Ring(), Ring()
+        self.capture = Capture()
+        self.memory = None
+        self.oom = OomCounter()
+
+    def run(self, workdir, limits, mode, chan_fd=None, stdin=None, tester=None, on_tester=None):
+        """Start a candidate in `workdir` (through the forkserver) and watch it until it ends, a limit
+        stops it, or the tests are done with it. `on_tester(now)` is called when `tester` is readable; it
+        returns ("credit", seconds) to move the deadline, or ("done", gone) once the tests ended (gone:
+        they saw the candidate's channel close). Returns (the run's report, see decide(), or None when
+        the forkserver did not report within the grace; the transport credit given; whether the tests
+        ended; when the candidate started)."""
+        io = mode == "io"
+        timeout = limits["timeout_s"]
+        watch_kb = limits.get("memory_watch_kb")
+        if watch_kb and self.memory is None:
+            self.memory = SandboxMemory()
+        oom_before = self.oom.read()
+        held_before = self.memory.held_kb() if watch_kb else None
+        out, err, capture = self.out, self.err, self.capture
+        out.clear()
+        err.clear()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        if io:
+            in_r, in_w = os.pipe()
+            capture.ready(limits["output_bytes"])
+            give = [in_r, out_w, err_w]
+        else:
+            give = [out_w, err_w, chan_fd]
+        try:
+            send_with_fds(self.fs, give, {"op": "run", "dir": workdir, "limits": limits, "mode": mode})
+        finally:
+            for fd in (in_r, out_w, err_w) if io else (out_w, err_w):
+                os.close(fd)
+        _pid, start = HELLO.unpack(recv_exact(self.fs, HELLO.size))
+        deadline = start + timeout
+        credit = 0.0
+        sel = selectors.DefaultSelector()
+        for fd, sinks in ((out_r, (out, capture) if io else (out,)), (err_r, (err,))):
+            os.set_blocking(fd, False)
+            sel.register(fd, selectors.EVENT_READ, sinks)
+        stdin_data, sent = b"", None
+        if io:
+            stdin_data = (stdin or "").encode("utf-8", "surrogatepass")
+            os.set_blocking(in_w, False)
+            sent = _feed(in_w, stdin_data, 0) if stdin_data else None
+            if sent is None:
+                os.close(in_w)
+            else:
+                sel.register(in_w, selectors.EVENT_WRITE, "stdin")
+        sel.register(self.fs, selectors.EVENT_READ, "forkserver")
+        if tester is not None:
+            sel.register(tester, selectors.EVENT_READ, "tester")
+        tests_done = tester is None
+        timed_out = output_exceeded = memory_exceeded = False
+        stopped_at = None          # when the stop was sent
+        report = None              # the forkserver's, once the candidate is gone
+        end = None
+        verdict_deadline = hard_deadline = None
+        next_poll = start + MEMORY_POLL_S if watch_kb else float("inf")
+
+        def stop(code):
+            nonlocal stopped_at, end, hard_deadline
+            self.fs.sendall(code)
+            stopped_at = time.monotonic()
+            if end is None:
+                end = stopped_at
+            hard_deadline = max(stopped_at, deadline) + CLEANUP_GRACE_S
+
+        while True:
+            now = time.monotonic()
+            if report is None and stopped_at is None:      # the candidate runs
+                if now >= deadline:
+                    timed_out = True
+                    stop(b"k")
+                elif out.total + err.total > limits["output_bytes"]:
+                    output_exceeded = True
+                    stop(b"k")
+                elif now >= next_poll:
+                    if self.memory.held_kb() > watch_kb:
+                        memory_exceeded = True
+                        stop(b"k")
+                    next_poll = now + MEMORY_POLL_S
+            if report is not None:
+                if tests_done or now >= verdict_deadline:
+                    break
+                wait = verdict_deadline - now
+            elif stopped_at is not None:
+                if now >= hard_deadline:
+                    break                                   # the forkserver is still killing (a fork bomb)
+                wait = hard_deadline - now
+            else:
+                wait = min(deadline - now, next_poll - now, 1.0)
+            for key, _ in sel.select(timeout=max(0.0, wait)):
+                what = key.data
+                if what == "forkserver":
+                    report = recv_msg(self.fs)
+                    sel.unregister(self.fs)
+                    if end is None:                         # it ended by itself
+                        end = report["t_exit"] or time.monotonic()
+                    # The tests may go on after the candidate ended, within the wall-clock limit.
+                    verdict_deadline = max(start + timeout + credit, time.monotonic()) + VERDICT_GRACE_S
+                elif what == "tester":
+                    action, value = on_tester(time.monotonic())
+                    if action == "credit":
+                        if value > 0:
+                            credit += value
+                            deadline += value
+                        continue
+                    sel.unregister(tester)
+                    tests_done = True
+                    if stopped_at is None and report is None:
+                        stop(b"g" if value else b"k")
+                elif what == "stdin":
+                    sent = _feed(in_w, stdin_data, sent)
+                    if sent is None:
+                        sel.unregister(in_w)
+                        os.close(in_w)
+                elif _pump(key.fd, what, self.scratch, drain=False):
+                    sel.unregister(key.fd)
+        if stopped_at is None:
+            stop(b"k")                                      # exactly one stop per job
+        for key in list(sel.get_map().values()):
+            if key.data == "stdin":
+                os.close(key.fd)
+            elif key.data not in ("forkserver", "tester"):
+                _pump(key.fd, key.data, self.scratch, drain=True, bound=limits["output_bytes"] + 1)
+        sel.close()
+        os.close(out_r)
+        os.close(err_r)
+        if report is None:
+            return None, credit, tests_done, start
+        # Every byte the candidate wrote before it was stopped counts, whenever it was read: the breach
+        # does not depend on whether the verdict or the last chunk of output reached us first.
+        output_exceeded = output_exceeded or out.total + err.total > limits["output_bytes"]
+        clean = bool(report.get("clean"))
+        if watch_kb and clean:
+            # Memory a job leaves behind (shared memory segments, files in tmpfs under gVisor, where the
+            # kernel's objects cannot all be listed) must not count against the next candidate.
+            clean = self.memory.held_kb() - held_before < MEMORY_LEAK_KB
+        oom_after = self.oom.read()
+        ended = bool(report.get("ended"))
+        return ({"start": start, "end": end, "timed_out": timed_out, "output_exceeded": output_exceeded,
+                 "memory_exceeded": memory_exceeded, "stop_received": True,
+                 "exit_code": report.get("exit_code") if ended else None,
+                 "signal": report.get("signal") if ended else None,
+                 "cpu_s": report.get("cpu_s"), "peak_memory_kb": report.get("peak_memory_kb"),
+                 "stdout_bytes": out.total, "stderr_bytes": err.total,
+                 "stdout_tail": out.tail(), "stderr_tail": err.tail(),
+                 "stdout": capture.take() if io else None,
+                 "memory_pressure": oom_before is not None and oom_after is not None and oom_after > oom_before,
+                 "clean": clean, "cleanup_s": report.get("cleanup_s") or 0.0}, credit, tests_done, start)
