@@ -61,3 +61,25 @@ def test_prompt_helpers_in_the_test_come_from_the_problem(run_job):
 
 
 
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("transport", ["socket", "attach"])
+def test_the_tester_is_warm_before_the_first_job(transport):
+    """The supervisor starts the tester and forks its first test worker before it says ready (the host
+    passes the jobs' memory limit): the first job does not wait for an interpreter to start. (Over the
+    socket transport the limit was once dropped, and the tester started at the first job.)"""
+    import uuid
+    from harness.config import Limits, SandboxSettings
+    from harness.sandbox.docker import DockerBackend
+    backend = DockerBackend("test-" + uuid.uuid4().hex, Limits(timeout_s=2.0),
+                            SandboxSettings(workers=1, transport=transport))
+    try:
+        backend.prepare()
+        session = backend.open_session()
+        session.start()
+        commands = [row[-1] for row in backend.client.api.top(session.container_id)["Processes"]]
+        assert sum(" tester " in c + " " for c in commands) == 2, commands   # the zygote and a worker
+        session.stop()
+    finally:
+        backend.close()

@@ -242,7 +242,7 @@ class DockerSession(Session):
                 os.chmod(path, 0o600)
                 listener.listen(1)
                 config = dict(config, Binds=[f"{sock_dir}:{CONTAINER_SOCKET_DIR}:ro"])
-                env = {HOST_SOCKET_ENV: f"{CONTAINER_SOCKET_DIR}/s"}
+                env[HOST_SOCKET_ENV] = f"{CONTAINER_SOCKET_DIR}/s"
             created = api.create_container(
                 b.facts["image"], stdin_open=b.transport == "attach", tty=False, user="0",
                 name=f"passk-{b.run_id[:8]}-{next(b.counter)}", environment=env,
