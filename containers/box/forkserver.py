@@ -156,35 +156,28 @@ def _wait_ended(pid, seconds):
         time.sleep(0.001)
 
 
-def _reap_within(pid, seconds):
-    """Wait for the killed candidate to end, killing its group again while waiting (a process forked
-    while the first kill was delivered may have escaped it). Gives up after `seconds`: under gVisor a
-    fork bomb's teardown can take a minute, and the container is then destroyed whole by the host."""
+def _reap_within(pid, seconds, pidfd=None):
+    """Wait for the killed candidate to end (readable `pidfd`, or polling), killing its group again while
+    waiting (a process forked while the first kill was delivered may have escaped it). Gives up after
+    `seconds`: under gVisor a fork bomb's teardown can take a minute, and the container is then destroyed
+    whole by the host."""
     give_up = time.monotonic() + seconds
-    try:
-        pidfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        pidfd = None  # not every gVisor has pidfd_open: poll instead
     pause = 0.0002
-    try:
-        while True:
-            got, status, ru = os.wait4(pid, os.WNOHANG)
-            if got:
-                return True, status, ru
-            if time.monotonic() > give_up:
-                return False, 0, None
-            if pidfd is not None:
-                select.select([pidfd], [], [], 0.05)  # readable when the process has ended
-            else:
-                time.sleep(pause)
-                pause = min(pause * 2, 0.05)
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-    finally:
+    while True:
+        got, status, ru = os.wait4(pid, os.WNOHANG)
+        if got:
+            return True, status, ru
+        if time.monotonic() > give_up:
+            return False, 0, None
         if pidfd is not None:
-            os.close(pidfd)
+            select.select([pidfd], [], [], 0.05)  # readable when the process has ended
+        else:
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 # Whether this process is its candidates' subreaper: then every process a candidate leaves, however it
@@ -208,13 +201,15 @@ def _await_end(ctl, pid, pidfd):
     ended = False
     t_exit = None
     waiting = [pidfd, ctl] if pidfd is not None else [ctl]
+    pause = 0.001   # without a pidfd (older gVisor): how often to look whether it ended, backing off
     try:
         while True:
             got, status, ru = os.wait4(pid, os.WNOHANG)
             if got:
                 ended, t_exit = True, time.monotonic()
                 break
-            ready = select.select(waiting, [], [], None if pidfd is not None else 0.002)[0]
+            ready = select.select(waiting, [], [], None if pidfd is not None else pause)[0]
+            pause = min(pause * 2, 0.02)
             if ctl in ready:
                 stop = ctl.recv(1)
                 got, status, ru = os.wait4(pid, os.WNOHANG)   # it may have ended as the stop came
@@ -226,17 +221,17 @@ def _await_end(ctl, pid, pidfd):
                 if got:
                     ended, t_exit = True, time.monotonic()
                 break
+        kill_at = time.monotonic()
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        reaped = ended
+        if not reaped:
+            reaped, status, ru = _reap_within(pid, REAP_WAIT_S, pidfd)
     finally:
         if pidfd is not None:
             os.close(pidfd)
-    kill_at = time.monotonic()
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    reaped = ended
-    if not reaped:
-        reaped, status, ru = _reap_within(pid, REAP_WAIT_S)
     if reaped and SUBREAPER and not _has_children():
         clean = True   # no process of the candidate's is left: nothing to count or kill
     else:
