@@ -234,7 +234,6 @@ def main() -> int:
                    if name.split()[0] in args.sets.split(",")]
     print(f"machine: {os.cpu_count()} CPUs; problems: {args.problems}; rounds: {args.rounds}")
     runs: dict[tuple, list] = {}   # (set, harness, workers) -> one result per round
-    order: list[tuple] = []
     for _round in range(args.rounds):
         for set_name in chosen_sets:
             samples = sets[set_name]
