@@ -239,9 +239,9 @@ class Supervisor:
 
         try:
             report, credit, tests_done, started = self.watcher.run(
-                p_dir, limits, channel, chan_fd=for_cand.fileno(), tester=verdicts, on_tester=on_tester)
+                p_dir, limits, channel, chan=for_cand, tester=verdicts, on_tester=on_tester)
         finally:
-            for_cand.close()
+            for_cand.close()   # (closed already once handed over)
         verdict = got["verdict"]
         if report is None:
             if verdict is not None and verdict["t_end"] - started <= limits["timeout_s"]:

@@ -166,8 +166,9 @@ class Watcher:
         self.memory = None
         self.oom = OomCounter()
 
-    def run(self, workdir, limits, mode, chan_fd=None, stdin=None, tester=None, on_tester=None):
-        """Start a candidate in `workdir` (through the forkserver) and watch it until it ends, a limit
+    def run(self, workdir, limits, mode, chan=None, stdin=None, tester=None, on_tester=None):
+        """Start a candidate in `workdir` (through the forkserver; `chan`, its socket to the tests, is
+        handed over and closed here) and watch it until it ends, a limit
         stops it, or the tests are done with it. `on_tester(now)` is called when `tester` is readable; it
         returns ("credit", seconds) to move the deadline, or ("done", gone) once the tests ended (gone:
         they saw the candidate's channel close). Returns (the run's report, see decide(), or None when
@@ -190,12 +191,15 @@ class Watcher:
             capture.ready(limits["output_bytes"])
             give = [in_r, out_w, err_w]
         else:
-            give = [out_w, err_w, chan_fd]
+            give = [out_w, err_w, chan.fileno()]
         try:
             send_with_fds(self.fs, give, {"op": "run", "dir": workdir, "limits": limits, "mode": mode})
         finally:
+            # Only the candidate may hold its ends: the tests see its channel close when it ends.
             for fd in (in_r, out_w, err_w) if io else (out_w, err_w):
                 os.close(fd)
+            if chan is not None:
+                chan.close()
         _pid, start = HELLO.unpack(recv_exact(self.fs, HELLO.size))
         deadline = start + timeout
         credit = 0.0
