@@ -7,7 +7,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 
-from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, RUNTIMES, TRANSPORTS
+from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, RUNTIMES, TEST_TRANSPORT_MB, TRANSPORTS
 from .errors import InputError
 from .samples import SampleOptions
 from .scoring import ScoringOptions
@@ -43,11 +43,12 @@ class Limits:
 
     @property
     def container_memory_mb(self) -> int:
-        # The candidate and the test process each have RLIMIT_AS = memory_mb, the supervisor's processes
-        # need about 128 MB, and files in the /tmp tmpfs are memory too. Memory a candidate holds outside
-        # its address space (memfd, shared memory) is bounded by this limit: the candidate is the kernel's
-        # OOM victim (oom_score_adj 1000) and is then failed with memory_limit.
-        return 2 * int(self.memory_mb) + 128 + int(self.tmpfs_mb)
+        # The candidate has RLIMIT_AS = memory_mb and the test process that + TEST_TRANSPORT_MB (room for
+        # a large value while it crosses), the supervisor's processes need about 128 MB, and files in the
+        # /tmp tmpfs are memory too. Memory a candidate holds outside its address space (memfd, shared
+        # memory) is bounded by this limit: the candidate is the kernel's OOM victim (oom_score_adj 1000)
+        # and is then failed with memory_limit.
+        return 2 * int(self.memory_mb) + TEST_TRANSPORT_MB + 128 + int(self.tmpfs_mb)
 
     def for_supervisor(self) -> dict:
         return {"timeout_s": float(self.timeout_s), "cpu_time_s": self.effective_cpu_time_s,

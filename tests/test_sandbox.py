@@ -100,3 +100,14 @@ def test_the_tester_is_warm_before_the_first_job(transport):
         session.stop()
     finally:
         backend.close()
+
+
+def test_a_large_honest_value_reaches_a_test_that_holds_memory_of_its_own(run_job):
+    """A 60 MB return value crosses to the test process as three transient copies. With the test
+    process's address space equal to the candidate's, whether it fit depended on what the test (and
+    earlier jobs) held: a test holding 100 MB failed the candidate with memory_limit, where plain Python
+    passes it. The test process has 192 MB more for the transport."""
+    test = ("def check(candidate):\n    held = bytearray(100 << 20)\n"
+            "    assert candidate(1, 2) == 'x' * (60 << 20)\n    assert len(held) == 100 << 20\n")
+    r = run_job(body("    return 'x' * (60 << 20)\n"), test=test, timeout_s=10.0, memory_mb=256)
+    assert (r["status"], r["reason"]) == ("passed", "tests_completed"), r["detail"]

@@ -46,5 +46,10 @@ SYNTAX_ERROR_EXIT = 97
 # (channels/proxy.py TransportClock); the credit is at most this many times the limit.
 TRANSPORT_CAP = 10
 
+# The test process's address space beyond the candidate's memory limit: room for three copies (frame,
+# text, parsed value) of a value at the 64 MiB message cap (framing.MAX_MESSAGE) while it crosses, so that
+# receiving what an honest candidate returned never depends on what the test process held before.
+TEST_TRANSPORT_MB = 192
+
 # `error` reasons that a rerun cannot change: the problem, not the sandbox, is at fault.
 PERMANENT_ERRORS = ("unsupported_test_argument", "problem_error")

@@ -11,6 +11,7 @@ import time
 from .channels.base import Verdict, _describe
 from .channels.proxy import CLOCK, TestNamespace, _compiled, run_test
 from .framing import recv_with_fds, send_msg, send_with_fds
+from .protocol import TEST_TRANSPORT_MB
 from .layout import PRELOAD, TESTER_UID
 from .procs import _signal_name
 from .text import clean_text
@@ -141,7 +142,7 @@ def tester_main(memory_mb):
     asked, saying how it ended."""
     import gc
     import importlib
-    mem = memory_mb * 1024 * 1024
+    mem = (memory_mb + TEST_TRANSPORT_MB) * 1024 * 1024
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     os.setgroups([])

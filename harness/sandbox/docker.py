@@ -142,43 +142,9 @@ class _SocketChannel:
     """Lines over the unix socket the supervisor connected to (no framing of Docker's)."""
 
     def __init__(self, sock):
-        self.sock = sock
-        self.buf = b""
-        self.lines: list[bytes] = []
-        self.stderr_tail = b""
-        self.sock.settimeout(None)
-
-    def send_line(self, data: bytes) -> None:
-        self.sock.sendall(data + b"\n")
-
-    def read_line(self, deadline: float) -> bytes:
-        while not self.lines:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise socket.timeout("deadline passed")
-            self.sock.settimeout(remaining)
-            chunk = self.sock.recv(1 << 16)
-            if not chunk:
-                raise EOFError("the container's socket closed")
-            *complete, self.buf = (self.buf + chunk).split(b"\n")
-            self.lines.extend(complete)
-        return self.lines.pop(0)
-
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
-
-
-class _Channel:
-    """Line-oriented view of an attached, multiplexed (non-TTY) container stream."""
-
-    def __init__(self, sock):
         self.sock = getattr(sock, "_sock", sock)
         self.buf = b""
         self.lines: list[bytes] = []
-        self.partial = b""
         self.stderr_tail = b""
 
     def send_line(self, data: bytes) -> None:
@@ -197,6 +163,26 @@ class _Channel:
 
     def read_line(self, deadline: float) -> bytes:
         while not self.lines:
+            *complete, self.buf = (self.buf + self._recv(deadline)).split(b"\n")
+            self.lines.extend(complete)
+        return self.lines.pop(0)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class _Channel(_SocketChannel):
+    """Line-oriented view of an attached, multiplexed (non-TTY) container stream."""
+
+    def __init__(self, sock):
+        super().__init__(sock)
+        self.partial = b""
+
+    def read_line(self, deadline: float) -> bytes:
+        while not self.lines:
             while len(self.buf) < 8:
                 self.buf += self._recv(deadline)
             stream, size = self.buf[0], struct.unpack(">I", self.buf[4:8])[0]
@@ -210,12 +196,6 @@ class _Channel:
             *complete, self.partial = data.split(b"\n")
             self.lines.extend(complete)
         return self.lines.pop(0)
-
-    def close(self):
-        try:
-            self.sock.close()
-        except OSError:
-            pass
 
 
 class DockerSession(Session):
