@@ -12,10 +12,12 @@ def body(text):
     return PROMPT + text
 
 
-def test_correct_candidate_passes(run_job):
+def test_correct_candidate_passes(run_job, docker_backend):
     r = run_job(body("    return a + b\n"))
     assert (r["status"], r["reason"]) == ("passed", "tests_completed")
-    assert r["healthy"] is True and r["cpu_s"] > 0 and r["peak_memory_kb"] > 0
+    assert r["healthy"] is True and r["peak_memory_kb"] > 0
+    # gVisor samples a task's CPU time in 10 ms clock ticks: a candidate that ran for less can read 0.
+    assert r["cpu_s"] > 0 if docker_backend.settings.runtime == "runc" else r["cpu_s"] >= 0
 
 
 def test_wrong_answer_fails_on_assertion(run_job):
