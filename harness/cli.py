@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
-from .constants import DEFAULT_K, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES
+from .constants import DEFAULT_K, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES, TRANSPORTS
 from .errors import InputError, PasskError
 
 
@@ -109,6 +109,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--runtime", choices=RUNTIMES, default="runc", help="container runtime (runsc: gVisor)")
     ev.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
                     help="pooled: warm containers, cleaned between candidates; fresh: a new container each")
+    ev.add_argument("--transport", choices=TRANSPORTS, default="auto",
+                    help="how jobs reach a container: socket (bind-mounted unix socket), attach (Docker's "
+                         "attach stream), auto (socket under runc on a local engine)")
     ev.add_argument("--base-image", default=default_base_image(),
                     help="base image with python3 for passk's image (e.g. python:3.11-slim; env PASSK_BASE_IMAGE)")
     _quiet_args(ev)
@@ -224,7 +227,7 @@ def cmd_evaluate(args) -> int:
         limits=Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb, cpus=args.cpus, pids=args.pids,
                       output_bytes=args.output_bytes),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
-                                base_image=args.base_image))
+                                base_image=args.base_image, transport=args.transport))
     return _run_config(cfg, progress=_progress(args))
 
 

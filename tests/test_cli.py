@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from harness.cli import main
 
 from .conftest import write_jsonl
@@ -117,3 +119,17 @@ def test_permanent_errors_are_named_and_not_retried(tmp_path, capsys):
     assert main(["score", str(tmp_path), "--k", "1"]) == 1
     err = capsys.readouterr().err
     assert "2 candidates have status 'error'" in err and "1 of them permanent" in err
+
+
+@pytest.mark.docker
+def test_evaluate_takes_the_transport_and_records_it(tmp_path, jsonl):
+    problems = jsonl("p.jsonl", [{"task_id": "t/0", "prompt": "def f():\n",
+                                  "test": "def check(candidate):\n    assert candidate() == 1\n", "entry_point": "f"}])
+    samples = jsonl("s.jsonl", [{"task_id": "t/0", "completion": "    return 1\n"}])
+    out = tmp_path / "run"
+    assert main(["evaluate", "--problems", str(problems), "--samples", str(samples), "--out", str(out),
+                 "--transport", "attach", "--workers", "1", "--quiet"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["sandbox"]["transport"] == "attach" and manifest["config"]["sandbox"]["transport"] == "attach"
+    assert main(["evaluate", "--problems", str(problems), "--samples", str(samples), "--out", str(out),
+                 "--transport", "tcp"]) == 2
