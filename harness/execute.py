@@ -83,14 +83,9 @@ class Pool:
         with self._faults_lock:
             self._faults_in_a_row = 0
 
-    def payload(self, job: Job) -> dict:
-        """The job as the supervisor takes it (box/protocol.py): the program, the limits, and what its
-        verdict channel needs."""
-        s = job.sample
-        return {"id": f"{s.task_id}#{s.sample_index}", "code": job.problem.header + s.program,
-                **self._problem_part(job)}
-
     def _problem_part(self, job: Job) -> dict:
+        """What the supervisor takes of the problem (box/protocol.py): the channel, the limits, and what
+        the verdict channel needs."""
         p = job.problem
         out = {"channel": p.channel, "limits": self.backend.supervisor_limits(job.limits or self.base)}
         if p.channel == "io":

@@ -29,7 +29,7 @@ def box():
     import importlib
     package = importlib.import_module("harness.containers.box")
     for name in ("candidate", "channels.base", "channels.proxy", "cleanup", "codec", "forkserver", "framing",
-                 "layout", "procs", "supervisor", "tester", "text", "warmup"):
+                 "layout", "procs", "supervisor", "tester", "text", "warmup", "watch"):
         importlib.import_module(f"harness.containers.box.{name}")
     return package
 

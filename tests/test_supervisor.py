@@ -158,7 +158,7 @@ DECISIONS = {
 def test_every_rule_of_the_label_composition(box, case):
     verdict, report, test_status, expected = DECISIONS[case]
     if report == "unreported":
-        report = box.supervisor._unreported(100.0, LIMITS, now=125.0)
+        report = box.watch.unreported(100.0, LIMITS, now=125.0)
     status, reason, _ = box.supervisor.decide(verdict, report, LIMITS, test_status)
     assert (status, reason) == expected
 
@@ -166,7 +166,7 @@ def test_every_rule_of_the_label_composition(box, case):
 def test_a_job_whose_forkserver_never_reported_is_timed_out_and_unclean(box):
     """A fork bomb under gVisor can keep the forkserver killing past the supervisor's patience; the
     candidate gave no verdict within its time, so it is timed out, and nothing unknown is made up."""
-    report = box.supervisor._unreported(100.0, LIMITS, now=125.0)
+    report = box.watch.unreported(100.0, LIMITS, now=125.0)
     result = box.supervisor.compose(None, report, LIMITS)
     assert (result["status"], result["reason"]) == ("timed_out", "wall_time_limit")
     assert result["wall_s"] == 1.0

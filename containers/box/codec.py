@@ -117,6 +117,16 @@ class Encoder:
                       [[self.enc(k, depth + 1), self.enc(v, depth + 1)] for k, v in value.items()]]}
 
 
+def _held(body, table, make, malformed):
+    """An object one side holds for the other (a handle, or a test's object): from `table` on the side that
+    holds it, or a stand-in from `make(number, type name, callable)` on the side that refers to it."""
+    if table is not None and type(body) is int:
+        return table.get(body)
+    if make is not None and type(body) is list and len(body) == 3 and type(body[0]) is int:
+        return make(body[0], _text(body[1]), body[2] is True)
+    raise Unencodable(malformed)
+
+
 class Decoder:
     """`handles` (the candidate side): resolves {"H": n} to the object the table holds. `make_handle` (the
     test side): makes a Handle of {"H": [n, type, callable]}."""
@@ -150,17 +160,9 @@ class Decoder:
                 raise Unencodable("a reference to nothing")
             return self.objects[body]
         if tag == "H":
-            if self.handles is not None and type(body) is int:
-                return self.handles.get(body)
-            if self.make_handle is not None and type(body) is list and len(body) == 3 and type(body[0]) is int:
-                return self.make_handle(body[0], _text(body[1]), body[2] is True)
-            raise Unencodable("a malformed handle")
+            return _held(body, self.handles, self.make_handle, "a malformed handle")
         if tag == "X":
-            if self.exports is not None and type(body) is int:
-                return self.exports.get(body)
-            if self.make_test_object is not None and type(body) is list and len(body) == 3 and type(body[0]) is int:
-                return self.make_test_object(body[0], _text(body[1]), body[2] is True)
-            raise Unencodable("a malformed reference to a test's object")
+            return _held(body, self.exports, self.make_test_object, "a malformed reference to a test's object")
         if tag == "D":
             out = {}
             self.objects.append(out)

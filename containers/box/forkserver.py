@@ -4,7 +4,7 @@ output and limits), and while the candidate runs it only waits: every page it wr
 would be copied for it (~3 µs each), and a candidate forked from it inherits nothing of the last one.
 
 Per job, on its control socket (fd 3): a "run" message with the candidate's descriptors (io: stdin, stdout,
-stderr; otherwise stdout, stderr and the channel to the tests) -> {"pid", "start"}; then exactly one stop
+stderr; otherwise stdout, stderr and the channel to the tests) -> the HELLO (its start); then exactly one stop
 byte from the supervisor ("k": kill now; "g": its channel closed, let it end by itself for a moment) at
 any time, and {the report} once the candidate is gone, its processes killed and its IPC objects removed."""
 
@@ -21,7 +21,7 @@ import time
 import traceback
 
 from .candidate import candidate_main
-from .framing import HELLO, recv_with_fds, send_msg
+from .framing import HELLO, STOP_GONE, recv_with_fds, send_msg
 from .layout import CANDIDATE_ENV, CANDIDATE_UID, PRELOAD, WORK_ROOT
 from .protocol import TRANSPORT_CAP
 from .procs import _reap_all, _signal_name, _uid_pids, clean_ipc, kill_uid
@@ -32,7 +32,6 @@ PR_SET_CHILD_SUBREAPER = 36
 MAX_STRAYS = 16
 REAP_WAIT_S = 5.0
 GONE_WAIT_S = 1.0          # how long a candidate whose channel closed may take to end by itself
-STOP_KILL, STOP_GONE = b"k", b"g"
 
 
 def _spawn_candidate(workdir, limits, keep, mode="proxy"):
@@ -137,7 +136,7 @@ def forkserver_main():
             pidfd = os.pidfd_open(pid)
         except (AttributeError, OSError):
             pidfd = None  # not every gVisor has pidfd_open: poll instead
-        ctl.sendall(HELLO.pack(pid, start))
+        ctl.sendall(HELLO.pack(start))
         report, stop = _await_end(ctl, pid, pidfd)
         send_msg(ctl, report)
         if stop is None:
@@ -252,7 +251,7 @@ def _await_end(ctl, pid, pidfd):
             exit_code = os.WEXITSTATUS(status)
         elif os.WIFSIGNALED(status):
             sig = _signal_name(os.WTERMSIG(status))
-    return ({"ended": ended, "t_exit": t_exit, "exit_code": exit_code, "signal": sig,
+    return ({"t_exit": t_exit, "exit_code": exit_code, "signal": sig,
              "cpu_s": round(ru.ru_utime + ru.ru_stime, 6) if reaped else None,
              "peak_memory_kb": ru.ru_maxrss if reaped else None,
              "clean": clean, "cleanup_s": round(time.monotonic() - kill_at, 3)}, stop)

@@ -9,9 +9,11 @@ from .codec import Unencodable, deep
 
 
 MAX_MESSAGE = 64 * 1024 * 1024
-# The forkserver's word that a candidate started: its pid and when (time.monotonic). Fixed-size: the
-# forkserver sends it while the candidate shares its memory, when every page it writes is copied.
-HELLO = struct.Struct(">qd")
+# The forkserver's word that a candidate started: when (time.monotonic). Fixed-size: the forkserver sends
+# it while the candidate shares its memory, when every page it writes is copied.
+HELLO = struct.Struct(">d")
+# The supervisor's one stop per job: kill the candidate now, or (its channel closed) let it end first.
+STOP_KILL, STOP_GONE = b"k", b"g"
 
 
 def send_msg(sock, obj):

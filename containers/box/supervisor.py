@@ -149,7 +149,7 @@ class Supervisor:
                 status, reason = "timed_out", "wall_time_limit"
                 detail = f"test {index}: the tests together ran past {total_limit:g} s ({IO_TOTAL_FACTOR} x the limit)"
                 break
-            report = self._watch_io(p_dir, job["limits"], case)
+            report = self.watcher.run(p_dir, job["limits"], "io", stdin=case.get("input", ""))[0]
             stdout = report["stdout"]
             wall += report["end"] - report["start"]
             cpu += report["cpu_s"] or 0.0
@@ -175,14 +175,6 @@ class Supervisor:
         if status != "passed":
             result["channel_detail"]["failed_test"] = passed   # the index of the test that decided
         return self._finish(result, report, jobdir)
-
-    def _watch_io(self, p_dir, limits, case):
-        """Run the program once on one test's input: the run's report, its whole stdout included."""
-        report, _, _, started = self.watcher.run(p_dir, limits, "io", stdin=case.get("input", ""))
-        if report is None:   # the forkserver is still killing what it left: timed out, container replaced
-            report = _unreported(started, limits, time.monotonic())
-            report["stdout"] = b""
-        return report
 
     def _job_dir(self, job):
         """A fresh directory for the job, with the candidate's private working directory holding its program."""
@@ -220,7 +212,7 @@ class Supervisor:
         for_test.close()
         got = {"verdict": None, "credit": 0.0}
 
-        def on_tester(now):
+        def on_tester():
             """A message of the tests: a transport credit, or their verdict (None: they died or sent garbage)."""
             try:
                 msg = recv_msg(verdicts)
@@ -238,18 +230,16 @@ class Supervisor:
             return "done", got["verdict"] is not None and got["verdict"]["reason"] == "candidate_exited"
 
         try:
-            report, credit, tests_done, started = self.watcher.run(
+            report, credit, tests_done = self.watcher.run(
                 p_dir, limits, channel, chan=for_cand, tester=verdicts, on_tester=on_tester)
         finally:
             for_cand.close()   # (closed already once handed over)
         verdict = got["verdict"]
-        if report is None:
-            if verdict is not None and verdict["t_end"] - started <= limits["timeout_s"]:
-                raise RuntimeError("the forkserver did not report in time")
-            # No verdict within the time limit, and the forkserver is still killing what the candidate
-            # left (a fork bomb under gVisor): the candidate timed out; the container, whose forkserver
-            # is busy, is reported unhealthy and replaced.
-            report = _unreported(started, limits, time.monotonic())
+        # No report means the forkserver is still killing what the candidate left (a fork bomb under
+        # gVisor): the candidate timed out, unless the tests gave a verdict in time (then it is a fault);
+        # the container, whose forkserver is busy, is reported unhealthy and replaced.
+        if report.get("unreported") and verdict is not None and verdict["t_end"] - report["start"] <= limits["timeout_s"]:
+            raise RuntimeError("the forkserver did not report in time")
         test_status = None
         if verdict is None:
             # still running (killed now), or dead already (how it ended is what the labels need)
@@ -336,15 +326,6 @@ def _checked_verdict(msg):
             "test_cpu_s": msg.get("test_cpu_s") if isinstance(msg.get("test_cpu_s"), (int, float)) else None,
             "transport_s": msg.get("transport_s") if isinstance(msg.get("transport_s"), (int, float)) else 0.0,
             "retire": bool(msg.get("retire"))}
-
-
-def _unreported(sent_at, limits, now):
-    """What is known of a job whose forkserver never reported: it started, and ran out of time."""
-    return {"start": sent_at, "end": sent_at + limits["timeout_s"], "timed_out": True, "output_exceeded": False,
-            "memory_exceeded": False, "stop_received": True, "exit_code": None, "signal": None, "cpu_s": None,
-            "peak_memory_kb": None, "stdout_bytes": None, "stderr_bytes": None, "stdout_tail": b"",
-            "stderr_tail": b"", "memory_pressure": False, "clean": False, "unreported": True,
-            "cleanup_s": round(now - sent_at - limits["timeout_s"], 3)}
 
 
 def decide(verdict, report, limits, test_status):

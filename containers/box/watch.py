@@ -6,7 +6,7 @@ import os
 import selectors
 import time
 
-from .framing import HELLO, recv_exact, recv_msg, send_with_fds
+from .framing import HELLO, STOP_GONE, STOP_KILL, recv_exact, recv_msg, send_with_fds
 
 TAIL_BYTES = 2048
 MEMORY_POLL_S = 0.005      # how often the sandbox's memory is read while a candidate runs (gVisor only)
@@ -152,8 +152,6 @@ def _feed(fd, data, sent):
     return None if sent >= len(data) else sent
 
 
-
-
 class Watcher:
     """The supervisor's side of running candidates: the forkserver's control socket, and the buffers
     every run's output goes through (made once)."""
@@ -169,11 +167,11 @@ class Watcher:
     def run(self, workdir, limits, mode, chan=None, stdin=None, tester=None, on_tester=None):
         """Start a candidate in `workdir` (through the forkserver; `chan`, its socket to the tests, is
         handed over and closed here) and watch it until it ends, a limit
-        stops it, or the tests are done with it. `on_tester(now)` is called when `tester` is readable; it
+        stops it, or the tests are done with it. `on_tester()` is called when `tester` is readable; it
         returns ("credit", seconds) to move the deadline, or ("done", gone) once the tests ended (gone:
         they saw the candidate's channel close). Returns (the run's report, see decide(), or None when
         the forkserver did not report within the grace; the transport credit given; whether the tests
-        ended; when the candidate started)."""
+        ended). A run the forkserver never reported on (still killing a fork bomb) is unreported()."""
         io = mode == "io"
         timeout = limits["timeout_s"]
         watch_kb = limits.get("memory_watch_kb")
@@ -200,7 +198,7 @@ class Watcher:
                 os.close(fd)
             if chan is not None:
                 chan.close()
-        _pid, start = HELLO.unpack(recv_exact(self.fs, HELLO.size))
+        (start,) = HELLO.unpack(recv_exact(self.fs, HELLO.size))
         deadline = start + timeout
         credit = 0.0
         sel = selectors.DefaultSelector()
@@ -240,14 +238,14 @@ class Watcher:
             if report is None and stopped_at is None:      # the candidate runs
                 if now >= deadline:
                     timed_out = True
-                    stop(b"k")
+                    stop(STOP_KILL)
                 elif out.total + err.total > limits["output_bytes"]:
                     output_exceeded = True
-                    stop(b"k")
+                    stop(STOP_KILL)
                 elif now >= next_poll:
                     if self.memory.held_kb() > watch_kb:
                         memory_exceeded = True
-                        stop(b"k")
+                        stop(STOP_KILL)
                     next_poll = now + MEMORY_POLL_S
             if report is not None:
                 if tests_done or now >= verdict_deadline:
@@ -269,7 +267,7 @@ class Watcher:
                     # The tests may go on after the candidate ended, within the wall-clock limit.
                     verdict_deadline = max(start + timeout + credit, time.monotonic()) + VERDICT_GRACE_S
                 elif what == "tester":
-                    action, value = on_tester(time.monotonic())
+                    action, value = on_tester()
                     if action == "credit":
                         if value > 0:
                             credit += value
@@ -278,7 +276,7 @@ class Watcher:
                     sel.unregister(tester)
                     tests_done = True
                     if stopped_at is None and report is None:
-                        stop(b"g" if value else b"k")
+                        stop(STOP_GONE if value else STOP_KILL)
                 elif what == "stdin":
                     sent = _feed(in_w, stdin_data, sent)
                     if sent is None:
@@ -287,7 +285,7 @@ class Watcher:
                 elif _pump(key.fd, what, self.scratch, drain=False):
                     sel.unregister(key.fd)
         if stopped_at is None:
-            stop(b"k")                                      # exactly one stop per job
+            stop(STOP_KILL)                                      # exactly one stop per job
         for key in list(sel.get_map().values()):
             if key.data == "stdin":
                 os.close(key.fd)
@@ -297,7 +295,7 @@ class Watcher:
         os.close(out_r)
         os.close(err_r)
         if report is None:
-            return None, credit, tests_done, start
+            return unreported(start, limits, time.monotonic()), credit, tests_done
         # Every byte the candidate wrote before it was stopped counts, whenever it was read: the breach
         # does not depend on whether the verdict or the last chunk of output reached us first.
         output_exceeded = output_exceeded or out.total + err.total > limits["output_bytes"]
@@ -307,14 +305,21 @@ class Watcher:
             # kernel's objects cannot all be listed) must not count against the next candidate.
             clean = self.memory.held_kb() - held_before < MEMORY_LEAK_KB
         oom_after = self.oom.read()
-        ended = bool(report.get("ended"))
         return ({"start": start, "end": end, "timed_out": timed_out, "output_exceeded": output_exceeded,
-                 "memory_exceeded": memory_exceeded, "stop_received": True,
-                 "exit_code": report.get("exit_code") if ended else None,
-                 "signal": report.get("signal") if ended else None,
+                 "memory_exceeded": memory_exceeded,
+                 "exit_code": report.get("exit_code"), "signal": report.get("signal"),
                  "cpu_s": report.get("cpu_s"), "peak_memory_kb": report.get("peak_memory_kb"),
                  "stdout_bytes": out.total, "stderr_bytes": err.total,
                  "stdout_tail": out.tail(), "stderr_tail": err.tail(),
                  "stdout": capture.take() if io else None,
                  "memory_pressure": oom_before is not None and oom_after is not None and oom_after > oom_before,
-                 "clean": clean, "cleanup_s": report.get("cleanup_s") or 0.0}, credit, tests_done, start)
+                 "clean": clean, "cleanup_s": report.get("cleanup_s") or 0.0}, credit, tests_done)
+
+
+def unreported(start, limits, now):
+    """What is known of a run the forkserver never reported on: it started, and ran out of time."""
+    return {"start": start, "end": start + limits["timeout_s"], "timed_out": True, "output_exceeded": False,
+            "memory_exceeded": False, "exit_code": None, "signal": None, "cpu_s": None,
+            "peak_memory_kb": None, "stdout_bytes": None, "stderr_bytes": None, "stdout_tail": b"",
+            "stderr_tail": b"", "stdout": b"", "memory_pressure": False, "clean": False, "unreported": True,
+            "cleanup_s": round(now - start - limits["timeout_s"], 3)}
