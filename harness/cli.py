@@ -112,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--transport", choices=TRANSPORTS, default="auto",
                     help="how jobs reach a container: socket (bind-mounted unix socket), attach (Docker's "
                          "attach stream), auto (socket under runc on a local engine)")
+    ev.add_argument("--language", default=None,
+                    help="the candidates' language (python, cpp, rust, go, java, javascript, typescript; default: "
+                         "the problem file's)")
+    ev.add_argument("--compile-timeout-s", type=_positive(float), default=Limits.compile_timeout_s,
+                    help="wall-clock limit of a compile step (C++, Rust, Go, Java, TypeScript), in seconds")
+    ev.add_argument("--compile-memory-mb", type=_positive(int), default=Limits.compile_memory_mb,
+                    help="memory of a compile step, in MB (watched in the container's cgroup)")
     ev.add_argument("--base-image", default=default_base_image(),
                     help="base image with python3 for passk's image (e.g. python:3.11-slim; env PASSK_BASE_IMAGE)")
     _quiet_args(ev)
@@ -225,9 +232,10 @@ def cmd_evaluate(args) -> int:
         sample_options=SampleOptions(stop_tokens=args.stop_tokens, extract_code=args.extract_code),
         scoring=_scoring_options(args),
         limits=Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb, cpus=args.cpus, pids=args.pids,
-                      output_bytes=args.output_bytes),
+                      output_bytes=args.output_bytes, compile_timeout_s=args.compile_timeout_s,
+                      compile_memory_mb=args.compile_memory_mb),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
-                                base_image=args.base_image, transport=args.transport))
+                                base_image=args.base_image, transport=args.transport, language=args.language))
     return _run_config(cfg, progress=_progress(args))
 
 

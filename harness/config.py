@@ -26,6 +26,10 @@ class Limits:
     file_size_bytes: int = 16 << 20   # RLIMIT_FSIZE
     open_files: int = 256             # RLIMIT_NOFILE
     tmpfs_mb: int = 64                # the writable /tmp of the container
+    # Languages with a compile step (C++, Rust, Go, Java, TypeScript): the compiler's own limits. Its
+    # output limit is output_bytes, its file size limit file_size_bytes, as for the program.
+    compile_timeout_s: float = 30.0   # wall clock of the compile step (its CPU limit: ceil(this) + 1)
+    compile_memory_mb: int = 1024     # memory of the compile step (watched in the container's cgroup)
 
     def __post_init__(self):
         for f in fields(self):
@@ -49,6 +53,12 @@ class Limits:
         # memory) is bounded by this limit: the candidate is the kernel's OOM victim (oom_score_adj 1000)
         # and is then failed with memory_limit.
         return 2 * int(self.memory_mb) + TEST_TRANSPORT_MB + 128 + int(self.tmpfs_mb)
+
+    @property
+    def native_container_memory_mb(self) -> int:
+        # A program in another language has no test process: the compile step or the program (the larger
+        # of the two limits; each is watched against its own), the supervisor's processes and /tmp.
+        return max(int(self.memory_mb), int(self.compile_memory_mb)) + 128 + int(self.tmpfs_mb)
 
     def for_supervisor(self) -> dict:
         return {"timeout_s": float(self.timeout_s), "cpu_time_s": self.effective_cpu_time_s,
@@ -76,6 +86,9 @@ class SandboxSettings:
     # the host, per container), "attach" (Docker's attach stream, through the engine) or "auto" (socket
     # where it can be used: a local engine and runc; gVisor refuses host sockets without --host-uds=open).
     transport: str = "auto"
+    # The candidates' language: its image (containers/languages/<language>/ on passk's). None: taken from
+    # the problem file; "python" runs passk's own image.
+    language: str | None = None
 
     def __post_init__(self):
         if self.runtime not in RUNTIMES:
@@ -84,6 +97,11 @@ class SandboxSettings:
             raise InputError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {self.isolation!r}")
         if self.transport not in TRANSPORTS:
             raise InputError(f"transport must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}")
+        if self.language is not None:
+            from .languages import canonical
+            if not isinstance(self.language, str):
+                raise InputError(f"language must be a string, got {self.language!r}")
+            object.__setattr__(self, "language", canonical(self.language))
         for name in ("workers", "jobs_per_container", "max_attempts"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -8,7 +8,7 @@ SCHEMA_VERSION = 2  # 2: rows carry verdict_channel and channel_detail
 # infrastructure fault, retried, and never counted as failed.
 from .containers.box.protocol import (CHANNELS, COMPARE_RULES, ERROR, FAILED, PASSED,  # noqa: E402
                                       PERMANENT_ERRORS, RUNNERS, STATUSES as LABELS, TIMED_OUT)
-from .containers.box.protocol import HOST_SOCKET_ENV, TEST_TRANSPORT_MB, TESTER_MEMORY_ENV  # noqa: E402, F401
+from .containers.box.protocol import MARKER_PLACEHOLDER, HOST_SOCKET_ENV, TEST_TRANSPORT_MB, TESTER_MEMORY_ENV  # noqa: E402, F401
 from .containers.box.protocol import VERSION as PROTOCOL_VERSION  # noqa: E402
 
 VERDICTS = (PASSED, FAILED, TIMED_OUT)

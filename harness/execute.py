@@ -47,11 +47,16 @@ def _number(value):
 
 def limits_record(limits: Limits, facts: dict) -> dict:
     """Everything that applied to a candidate, as its row records it."""
-    return {**asdict(limits), "cpu_time_s": limits.effective_cpu_time_s,
+    native = facts.get("language") not in (None, "python")
+    own = {k: v for k, v in asdict(limits).items() if native or not k.startswith("compile_")}
+    return {**own, "cpu_time_s": limits.effective_cpu_time_s,
             "container_memory_mb": facts.get("container_memory_mb", limits.container_memory_mb),
             "network": "none", "container_pids": facts.get("container_pids"),
             "runtime": facts["runtime"], "isolation": facts["isolation"],
-            "image": facts["image"], "image_id": facts["image_id"], "hash_seed": 0}
+            "image": facts["image"], "image_id": facts["image_id"], "hash_seed": 0,
+            **({"language": facts["language"], "toolchain": facts.get("toolchain"),
+                "memory_enforced": facts.get("memory_enforced")}
+               if native else {})}
 
 
 class Pool:
@@ -88,7 +93,15 @@ class Pool:
         the verdict channel needs."""
         p = job.problem
         out = {"channel": p.channel, "limits": self.backend.supervisor_limits(job.limits or self.base)}
-        if p.channel == "io":
+        if p.language != "python":
+            from . import languages
+            lang = languages.LANGUAGES[p.language]
+            test, files = languages.glue(p.language, p.task_id, p.prompt, p.test)
+            out.update(test=test, language=p.language,
+                       build={"language": p.language, "source": lang.source, "files": files, "env": lang.env,
+                              "steps": languages.steps(p.language, self.backend.compile_limits(job.limits or self.base),
+                                                       out["limits"])})
+        elif p.channel == "io":
             out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare)
         else:
             out.update(prompt=p.prompt, test=p.test, entry_point=p.entry_point, runner=p.runner, main=p.main)

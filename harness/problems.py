@@ -56,7 +56,7 @@ def check_test_compiles(path, where: str, task_id: str, test: str) -> None:
 def load_problems(path: str | Path, fmt: str | None = None, channel: str | None = None) -> dict[str, Problem]:
     """Problems in file order, keyed by task id. `fmt` forces a format (else it is read from the fields);
     `channel` forces the verdict channel of every problem whose tests can run there (proxy or in_process:
-    an io problem stays io)."""
+    an io problem stays io, another language's stays in_process)."""
     from dataclasses import replace
 
     from .formats import load
@@ -64,5 +64,34 @@ def load_problems(path: str | Path, fmt: str | None = None, channel: str | None 
     if channel and channel != "auto":
         if channel not in ("proxy", "in_process"):
             raise InputError(f"channel must be auto, proxy or in_process, got {channel!r}")
-        problems = {t: (replace(p, channel=channel) if p.channel != "io" else p) for t, p in problems.items()}
+        problems = {t: (replace(p, channel=channel) if p.channel != "io" and p.language == "python" else p)
+                    for t, p in problems.items()}
     return problems
+
+
+def problems_language(problems: dict) -> str:
+    """The one language of a problem set (a run has one image): refused (exit 2) when they mix."""
+    found = {p.language for p in problems.values()}
+    if len(found) > 1:
+        raise InputError("the problems are in several languages (" + ", ".join(sorted(found)) + "): one run "
+                         "runs one language; split the file")
+    return found.pop() if found else "python"
+
+
+def peek_language(path, fmt: str | None = None) -> str:
+    """The language of a problem file's first record, read before the whole file is (so that the language's
+    image can start while the inputs load); "python" when the file does not say."""
+    from . import languages
+    from .formats import read_records
+    path = Path(path)
+    if path.is_dir() or fmt not in (None, "multipl-e"):
+        return "python"
+    try:
+        records = read_records(path)
+    except InputError:
+        return "python"   # the full load says what is wrong with it
+    value = records[0][1].get("language") if records else None
+    try:
+        return languages.canonical(value) if isinstance(value, str) else "python"
+    except InputError:
+        return "python"

@@ -19,7 +19,7 @@ from .evaluator import Evaluator
 from .execute import Job, execute
 from .jsonl import sha256_path
 from .manifest import base_manifest, now, write_json
-from .problems import Problem, load_problems
+from .problems import Problem, load_problems, peek_language, problems_language
 from .results import ResultStore
 from .samples import Sample, load_samples
 from .scoring import score_rows
@@ -116,13 +116,21 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     config = cfg.to_dict()
     old = _check_resume(out, config, inputs)
     run_id = old["run_id"] if old and old.get("run_id") else uuid.uuid4().hex
-    # The sandbox starts (engine, image, the first warm containers) while the inputs are read.
-    ev = Evaluator(cfg.limits, cfg.sandbox, run_id=run_id)
+    # The sandbox starts (engine, image, the first warm containers) while the inputs are read; its image
+    # is the problems' language's (the first record says it; the full load checks every problem).
+    settings = cfg.sandbox
+    if settings.language is None:
+        settings = replace(settings, language=peek_language(cfg.problems, cfg.problems_format))
+    ev = Evaluator(cfg.limits, settings, run_id=run_id)
     failed: list = []
     starting = threading.Thread(target=_start_in_background, args=(ev, failed), name="passk-start", daemon=True)
     starting.start()
     try:
         problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+        language = problems_language(problems)
+        if language != settings.language:
+            raise InputError(f"{cfg.problems}: its problems are in {language}, the run's sandbox is set to "
+                             f"{settings.language} (sandbox.language / --language)")
         samples = load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)
     except BaseException:
         starting.join()

@@ -7,8 +7,9 @@ within its task, in input order; identical candidates are never merged.
   `code_list` (a list of whole programs: LiveCodeBench's output); other fields are kept.
 - bigcode-evaluation-harness's generations.json: a JSON list of lists of whole programs, one list per
   problem in the problem file's order (refused when the counts differ).
-- A directory `DIR/<task>/<file>.py`, `<task>` being the task id with '/' replaced by '_', each file a
-  whole program, in natural order; or a directory of MultiPL-E completion files (one <name>.json or
+- A directory `DIR/<task>/<file>.py` (or the problems' language's extension: .cpp, .rs, .go, .java, .js,
+  .ts), `<task>` being the task id with '/' replaced by '_', each file a whole program (for another
+  language, the program before the tests: the tests are appended), in natural order; or a directory of MultiPL-E completion files (one <name>.json or
   .json.gz per problem with a `completions` list).
 
 Options (recorded in the manifest): `stop_tokens` cuts each completion at the first of its problem's
@@ -208,6 +209,11 @@ def _read_json_object(path: Path) -> dict:
     return data
 
 
+def _extension(language: str) -> str:
+    from .languages import LANGUAGES
+    return LANGUAGES[language].extension if language in LANGUAGES else ".py"
+
+
 def _load_directory(path: Path, b: _Builder) -> SampleList:
     """Per-file metadata: `DIR/generation.json` describes how every file was produced; a sidecar
     `DIR/<task>/<file>.json` adds fields for one file (e.g. {"logprob": -3.2, "generation": {...}}).
@@ -236,11 +242,12 @@ def _load_directory(path: Path, b: _Builder) -> SampleList:
                          "with '/' replaced by '_') and no MultiPL-E completion files")
     for sub in subdirs:
         task_id = by_dirname[sub.name]
+        ext = _extension(b.problems[task_id].language)
         files = []
         for f in sorted(sub.iterdir(), key=lambda f: _natural_key(f.name)):
-            if f.is_file() and f.suffix == ".py":
+            if f.is_file() and f.suffix == ext:
                 files.append(f)
-            elif not (f.is_file() and f.suffix == ".json" and f.with_suffix(".py").is_file()):
+            elif not (f.is_file() and f.suffix == ".json" and f.with_suffix(ext).is_file()):
                 ignored.append(f"{sub.name}/{f.name}" + ("/" if f.is_dir() else ""))
         for f in files:
             try:
@@ -253,5 +260,6 @@ def _load_directory(path: Path, b: _Builder) -> SampleList:
                 extra.update(_read_json_object(sidecar))
             b.add(str(f), task_id, program, "solution", extra)
     if not b.samples:
-        raise InputError(f"{path}: no .py files under its task directories")
+        exts = sorted({_extension(p.language) for p in b.problems.values()})
+        raise InputError(f"{path}: no {' or '.join(exts)} files under its task directories")
     return SampleList(b.samples, ignored)

@@ -70,16 +70,37 @@ def test_both_mbpp_releases_load_unchanged():
 
 
 @pytest.mark.skipif(not (SHARED / "multipl-e").exists(), reason="shared MultiPL-E data not present")
-def test_multipl_e_python_loads_and_other_languages_are_refused_by_name(tmp_path):
-    files = sorted((SHARED / "multipl-e").glob("*"))
+def test_multipl_e_loads_every_language_passk_runs_and_wraps_every_test(tmp_path):
+    files = sorted((SHARED / "multipl-e").glob("*.jsonl"))
     py = [f for f in files if "-py" in f.name]
     assert py, files
     problems = load_problems(py[0])
     assert len(problems) > 300 and {p.language for p in problems.values()} == {"python"}
     assert all(p.stop_tokens for p in problems.values())
-    rust = next(f for f in files if "-rs" in f.name)
-    with pytest.raises(InputError, match=r"language 'rs'.*refused"):
-        load_problems(rust)
+    seen = set()
+    for f in files:
+        if f in py:
+            continue
+        problems = load_problems(f)   # every problem's tests are wrapped with the completion marker here
+        (language,) = {p.language for p in problems.values()}
+        assert len(problems) > 100 and {p.channel for p in problems.values()} == {"in_process"}
+        seen.add(language)
+    assert seen == {"cpp", "rust", "go", "java", "javascript", "typescript"}
+
+
+def test_multipl_e_refuses_a_language_passk_does_not_run_and_a_file_that_mixes_languages(jsonl):
+    row = {"name": "t", "prompt": "x", "tests": "y", "stop_tokens": []}
+    with pytest.raises(InputError, match=r"p.jsonl:1: 't': language 'lua' is not one passk runs"):
+        load_problems(jsonl("p.jsonl", [{**row, "language": "lua"}]))
+    js = {**row, "language": "js", "tests": "test();"}
+    with pytest.raises(InputError, match=r"m.jsonl:2: 'u' is in typescript.*one language per problem file"):
+        load_problems(jsonl("m.jsonl", [js, {**js, "name": "u", "language": "ts"}]))
+
+
+def test_tests_passk_cannot_wrap_with_its_completion_marker_are_refused(jsonl):
+    row = {"name": "t", "prompt": "fn f() {\n", "tests": "}\nfn helper() {}\n", "stop_tokens": [], "language": "rs"}
+    with pytest.raises(InputError, match=r"t: the Rust tests do not define exactly one `fn main\(\)`"):
+        load_problems(jsonl("p.jsonl", [row]))
 
 
 def test_an_unknown_shape_names_its_fields_and_the_known_formats(jsonl):

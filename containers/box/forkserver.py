@@ -34,8 +34,12 @@ REAP_WAIT_S = 5.0
 GONE_WAIT_S = 1.0          # how long a candidate whose channel closed may take to end by itself
 
 
-def _spawn_candidate(workdir, limits, keep, mode="proxy"):
-    """Fork the candidate: new session, limits, no privileges, a minimal environment, before any of its code."""
+def _spawn_candidate(workdir, limits, keep, mode="proxy", program=None):
+    """Fork the candidate: new session, limits, no privileges, a minimal environment, before any of its code.
+    Mode "exec" (a compiler, or a compiled program): `program` is (argv, extra environment), executed in
+    place of this interpreter; its memory is watched by the supervisor in the container's cgroup, not
+    bounded by RLIMIT_AS, which runtimes that reserve large address spaces (the JVM, Go, V8) cannot start
+    under."""
     pid = os.fork()
     if pid != 0:
         return pid
@@ -51,8 +55,9 @@ def _spawn_candidate(workdir, limits, keep, mode="proxy"):
         fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)  # not open(): no I/O stack in a fresh child
         os.write(fd, b"1000")
         os.close(fd)
-        mem = limits["memory_mb"] * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        if mode != "exec":
+            mem = limits["memory_mb"] * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         cpu = int(limits["cpu_time_s"])
         if mode == "proxy":   # its share of passk's transport (the wall clock's credit) is CPU it spends too
             cpu += int(math.ceil(TRANSPORT_CAP * limits["timeout_s"]))
@@ -73,6 +78,15 @@ def _spawn_candidate(workdir, limits, keep, mode="proxy"):
         os.environ["HOME"] = workdir
         os.environ["TMPDIR"] = workdir
         os.umask(0o077)
+        if mode == "exec":
+            argv, extra = program
+            env = dict(os.environ)
+            env.update(extra)
+            try:
+                os.execvpe(argv[0], argv, env)   # found on the candidate's PATH
+            except OSError as e:
+                os.write(2, f"passk: cannot run {argv[0]}: {e.strerror}\n".encode())
+                os._exit(127)
         import gc
         gc.enable()
         candidate_main(socket.socket(fileno=3) if mode != "io" else None, mode)
@@ -124,10 +138,13 @@ def forkserver_main():
         mode = req.get("mode", "proxy")
         if mode == "io":
             keep = {0: fds[0], 1: fds[1], 2: fds[2]}
+        elif mode == "exec":   # stdout, stderr and the completion marker's pipe (fd 3)
+            keep = {0: devnull, 1: fds[0], 2: fds[1], 3: fds[2]}
         else:
             keep = {0: devnull, 1: fds[0], 2: fds[1], 3: fds[2]}
         start = time.monotonic()
-        pid = _spawn_candidate(req["dir"], req["limits"], keep, mode)
+        program = (req["argv"], req.get("env") or {}) if mode == "exec" else None
+        pid = _spawn_candidate(req["dir"], req["limits"], keep, mode, program)
         # From here until the candidate is gone, every page this process writes is copied (~3 µs each):
         # as little as possible runs, and nothing that allocates much (the hello is a fixed-size struct).
         for fd in fds:

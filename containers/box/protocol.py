@@ -7,10 +7,18 @@ A job (one JSON line to the supervisor: on the host's socket, or on its stdin):
       proxy       prompt, test, entry_point (or null), runner
       in_process  test, entry_point (or null), runner
       io          tests ([{input, output}]), compare (a rule of COMPARE_RULES)
+    and for a program in another language (in_process): language, test (with MARKER_PLACEHOLDER where the
+    end of the tests writes the job's nonce on fd 3), build {language, source (file name), files (more
+    files), env ("{dir}" is the job's directory), steps [{step, argv, limits}] (a compile, then the run;
+    a step without limits has the job's)}
 A result (one JSON line on its stdout): event "result" (or "fault"), id, status, reason, detail,
 verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see the README)."""
 
-VERSION = 4   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket
+VERSION = 5   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket;
+              # 5: programs in other languages (build steps, the completion marker)
+
+# In a program of another language, where its tests' end writes the job's nonce (32 hex characters).
+MARKER_PLACEHOLDER = "@@PASSK_MARKER@@"
 
 # Where the supervisor finds the host's unix socket (a path inside the container), when the host listens
 # on one; without it, jobs come on stdin and results go to stdout (Docker's attach stream).

@@ -12,8 +12,8 @@ from .channels.base import _describe
 from .channels.io import compare
 from .cleanup import remove_tree, scrub
 from .framing import Unencodable, recv_msg, recv_with_fds, send_with_fds
-from .layout import CANDIDATE_UID, ENV, START, WORK_ROOT
-from .protocol import CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
+from .layout import TOOLCHAIN_FILE, CANDIDATE_UID, ENV, START, WORK_ROOT
+from .protocol import MARKER_PLACEHOLDER, CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
 from .text import clean_text
 from .watch import Watcher
 
@@ -178,14 +178,72 @@ class Supervisor:
 
     def _job_dir(self, job):
         """A fresh directory for the job, with the candidate's private working directory holding its program."""
-        self.count += 1
-        jobdir = os.path.join(WORK_ROOT, f"j{self.count}")
-        os.mkdir(jobdir, 0o755)
-        os.chmod(jobdir, 0o755)
+        jobdir = self._new_jobdir()
         p_dir = os.path.join(jobdir, "p")
         _private_dir(p_dir, CANDIDATE_UID)
         _write_file(os.path.join(p_dir, "program.py"), job["code"], CANDIDATE_UID)
         return jobdir, p_dir
+
+    def run_native(self, job):
+        """A program in a language other than Python (the in_process channel): its files are written, then
+        each step runs as the candidate (a compile, then the program), each with its own limits. The test
+        code is compiled into the program; it passes only when it exits 0 *and* the end of the tests wrote
+        this job's nonce on fd 3 (a pipe only the supervisor reads): an early exit(0) writes no nonce."""
+        build = job["build"]
+        nonce = os.urandom(16).hex()
+        jobdir = self._new_jobdir()
+        p_dir = os.path.join(jobdir, "p")
+        _private_dir(p_dir, CANDIDATE_UID)
+        source = job["code"] + "\n" + job["test"].replace(MARKER_PLACEHOLDER, nonce)
+        _write_file(os.path.join(p_dir, build["source"]), source, CANDIDATE_UID)
+        for name, text in (build.get("files") or {}).items():
+            if "/" in name or name.startswith("."):
+                raise ValueError(f"bad file name {name!r}")
+            _write_file(os.path.join(p_dir, name), text.replace(MARKER_PLACEHOLDER, nonce), CANDIDATE_UID)
+        env = {str(k): str(v).replace("{dir}", p_dir) for k, v in (build.get("env") or {}).items()}
+        detail = {"language": clean_text(build.get("language", ""), 40)}
+        report = None
+        steps = build["steps"]
+        for index, step in enumerate(steps):
+            limits = step.get("limits") or job["limits"]
+            mark_r, mark_w = os.pipe()
+            # The candidate's own (a pipe's owner is its maker): the runtimes that cannot write to a bare
+            # descriptor (Java) open /proc/self/fd/3, which checks the pipe's owner and mode.
+            os.fchown(mark_w, CANDIDATE_UID, CANDIDATE_UID)
+            try:
+                report = self.watcher.run(p_dir, limits, "exec", program=(list(step["argv"]), env),
+                                          marker_fd=mark_w)[0]
+                os.set_blocking(mark_r, False)
+                try:
+                    marked = os.read(mark_r, 4096)
+                except (BlockingIOError, OSError):
+                    marked = b""
+            finally:
+                os.close(mark_r)
+            name = step.get("step", f"step{index}")
+            detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
+            detail[f"{name}_memory_kb"] = max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0)
+            last = index == len(steps) - 1
+            status, reason, text = _native_label(report, limits, name, last, nonce.encode() in marked)
+            if status != "passed" or not report["clean"] or last:
+                break
+        detail["steps_run"] = index + 1
+        result = {"status": status, "reason": reason, "detail": clean_text(text), "wall_s":
+                  round(max(0.0, report["end"] - report["start"]), 6), "cpu_s": report["cpu_s"], "test_cpu_s": None,
+                  "peak_memory_kb": max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0),
+                  "exit_code": report["exit_code"], "signal": report["signal"],
+                  "stdout_tail": report["stdout_tail"].decode("utf-8", errors="replace"),
+                  "stderr_tail": report["stderr_tail"].decode("utf-8", errors="replace"),
+                  "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
+                  "verdict_channel": "in_process", "channel_detail": detail}
+        return self._finish(result, report, jobdir)
+
+    def _new_jobdir(self):
+        self.count += 1
+        jobdir = os.path.join(WORK_ROOT, f"j{self.count}")
+        os.mkdir(jobdir, 0o755)
+        os.chmod(jobdir, 0o755)
+        return jobdir
 
     def run(self, job):
         channel = job.get("channel", "proxy")
@@ -193,6 +251,8 @@ class Supervisor:
             raise ValueError(f"unknown channel {channel!r}")
         if channel == "io":
             return self.run_io(job)
+        if job.get("build"):
+            return self.run_native(job)
         jobdir, p_dir = self._job_dir(job)
         limits = job["limits"]
         verdicts = self._worker(max(limits["memory_mb"], 64))
@@ -309,6 +369,56 @@ def _io_label(report, limits, stdout, case, rule, index):
     return "passed", "tests_completed", ""
 
 
+_ASSERTION_SIGNS = (b"Assertion `", b"AssertionError", b"ERR_ASSERTION", b"assertion failed", b"assertion `left",
+                    b"--- FAIL")
+
+
+def _native_label(report, limits, step, last, marked):
+    """(status, reason, detail) of one step of a compiled or interpreted program: limits first, then how it
+    ended; a compile step that fails is the candidate's compile error; the last step passes only with the
+    completion marker."""
+    compile_step = not last
+    err = report["stderr_tail"].decode("utf-8", "replace")
+    out = report["stdout_tail"].decode("utf-8", "replace")
+    lines = [line for line in (err.strip() or out.strip()).splitlines() if line.strip()]
+    if report["output_exceeded"]:
+        if compile_step:
+            return "failed", "compile_error", f"{step}: the compiler printed more than {limits['output_bytes']} bytes"
+        return "failed", "output_limit", f"printed more than {limits['output_bytes']} bytes"
+    if report.get("memory_exceeded") or report["memory_pressure"]:
+        return "failed", ("compile_memory_limit" if compile_step else "memory_limit"), \
+            f"{step}: used more than {limits.get('job_memory_kb', 0) // 1024} MB"
+    if report["timed_out"]:
+        return "timed_out", ("compile_time_limit" if compile_step else "wall_time_limit"), \
+            f"{step}: still running after {limits['timeout_s']} s"
+    sig, code = report["signal"], report["exit_code"]
+    if sig == "SIGXCPU":
+        return "timed_out", ("compile_time_limit" if compile_step else "cpu_time_limit"), \
+            f"{step}: used more than {limits['cpu_time_s']} s of CPU"
+    if compile_step:
+        if sig is None and code == 0:
+            return "passed", "compiled", ""
+        if sig == "SIGXFSZ":
+            return "failed", "compile_error", f"{step}: wrote a file larger than the limit"
+        why = f"killed by {sig}" if sig else f"exit code {code}"
+        errors = [line for line in lines if "error" in line.lower()] or lines
+        return "failed", "compile_error", f"{step} failed ({why})" + (": " + " | ".join(errors[:3]) if errors else "")
+    if sig == "SIGXFSZ":
+        return "failed", "file_size_limit", "wrote a file larger than the limit"
+    tail = report["stderr_tail"] + report["stdout_tail"]
+    assertion = any(sign in tail for sign in _ASSERTION_SIGNS)
+    if sig is not None:
+        if sig == "SIGABRT" and assertion:
+            return "failed", "assertion", "a test's assertion failed" + (f": {lines[-1]}" if lines else "")
+        return "failed", f"signal:{sig}", f"killed by {sig}" + (f": {lines[-1]}" if lines else "")
+    if code != 0:
+        return ("failed", "assertion" if assertion else "runtime_error",
+                f"exit code {code}" + (": " + " | ".join(lines[-2:]) if lines else ""))
+    if not marked:
+        return "failed", "exited_early", "exited with code 0 before the tests finished (no completion marker)"
+    return "passed", "tests_completed", ""
+
+
 def _credit(value, limits) -> float:
     """A transport credit the tests reported, in seconds, within the cap."""
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
@@ -421,6 +531,11 @@ def serve():
     sup = Supervisor()
     jobs, out = _host_streams()
     hello = {"event": "ready", "protocol": VERSION, "python": platform.python_version(), "pid": os.getpid()}
+    try:   # a language image says which toolchain it holds (written when the image was built)
+        with open(TOOLCHAIN_FILE, encoding="utf-8") as f:
+            hello["toolchain"] = {clean_text(str(k), 40): clean_text(str(v), 200) for k, v in json.load(f).items()}
+    except (OSError, ValueError, AttributeError):
+        pass
     try:
         out.write((json.dumps(hello) + "\n").encode())
         out.flush()

@@ -103,6 +103,43 @@ class OomCounter:
         return None
 
 
+class CgroupMemory:
+    """Memory the container's cgroup charges that cannot be reclaimed, in kB: anonymous memory and shared
+    memory (tmpfs files, memfd), from its memory.stat (cgroup v1 or v2), read through a file kept open.
+    Under runc this is how the memory of a compiled program or a runtime (JVM, Go, V8) is watched: they
+    reserve address space far beyond what they use, so RLIMIT_AS cannot bound them."""
+
+    PATHS = (("/sys/fs/cgroup/memory/memory.stat", (b"total_rss", b"total_shmem")),
+             ("/sys/fs/cgroup/memory.stat", (b"anon", b"shmem")))
+
+    def __init__(self):
+        for path, names in self.PATHS:
+            try:
+                self.fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                continue
+            self.names = names
+            return
+        raise OSError("no cgroup memory.stat in this container")
+
+    def held_kb(self):
+        total = 0
+        for line in os.pread(self.fd, 16384, 0).split(b"\n"):
+            name, _, value = line.partition(b" ")
+            if name in self.names:
+                total += int(value)
+        return total // 1024
+
+
+def job_memory():
+    """The memory source that watches one job's own use: the cgroup where it is readable (runc), else
+    the sandbox's own /proc/meminfo (gVisor, whose meminfo is the sandbox's)."""
+    try:
+        return CgroupMemory()
+    except OSError:
+        return SandboxMemory()
+
+
 class SandboxMemory:
     """Memory the sandbox holds that cannot be reclaimed, in kB, read from its /proc/meminfo: everything
     in use except file cache, but counting shared memory (memfd, tmpfs), which lives in that cache.
@@ -162,16 +199,21 @@ class Watcher:
         self.out, self.err = Ring(), Ring()
         self.capture = Capture()
         self.memory = None
+        self.job_memory = None
         self.oom = OomCounter()
 
-    def run(self, workdir, limits, mode, chan=None, stdin=None, tester=None, on_tester=None):
+    def run(self, workdir, limits, mode, chan=None, stdin=None, tester=None, on_tester=None, program=None,
+            marker_fd=None):
         """Start a candidate in `workdir` (through the forkserver; `chan`, its socket to the tests, is
         handed over and closed here) and watch it until it ends, a limit
         stops it, or the tests are done with it. `on_tester()` is called when `tester` is readable; it
         returns ("credit", seconds) to move the deadline, or ("done", gone) once the tests ended (gone:
         they saw the candidate's channel close). Returns (the run's report, see decide(), or None when
         the forkserver did not report within the grace; the transport credit given; whether the tests
-        ended). A run the forkserver never reported on (still killing a fork bomb) is unreported()."""
+        ended). A run the forkserver never reported on (still killing a fork bomb) is unreported().
+        Mode "exec": `program` is (argv, environment) run in place of the interpreter, `marker_fd` (the
+        write end of the completion marker's pipe, closed here) its fd 3; its memory is watched against
+        limits["job_memory_kb"] above what the container held when it started."""
         io = mode == "io"
         timeout = limits["timeout_s"]
         watch_kb = limits.get("memory_watch_kb")
@@ -179,6 +221,11 @@ class Watcher:
             self.memory = SandboxMemory()
         oom_before = self.oom.read()
         held_before = self.memory.held_kb() if watch_kb else None
+        job_kb = limits.get("job_memory_kb")
+        if job_kb and self.job_memory is None:
+            self.job_memory = job_memory()
+        job_base = self.job_memory.held_kb() if job_kb else 0
+        job_peak = 0
         out, err, capture = self.out, self.err, self.capture
         out.clear()
         err.clear()
@@ -188,16 +235,23 @@ class Watcher:
             in_r, in_w = os.pipe()
             capture.ready(limits["output_bytes"])
             give = [in_r, out_w, err_w]
+        elif mode == "exec":
+            give = [out_w, err_w, marker_fd]
         else:
             give = [out_w, err_w, chan.fileno()]
+        req = {"op": "run", "dir": workdir, "limits": limits, "mode": mode}
+        if program is not None:
+            req["argv"], req["env"] = program
         try:
-            send_with_fds(self.fs, give, {"op": "run", "dir": workdir, "limits": limits, "mode": mode})
+            send_with_fds(self.fs, give, req)
         finally:
             # Only the candidate may hold its ends: the tests see its channel close when it ends.
             for fd in (in_r, out_w, err_w) if io else (out_w, err_w):
                 os.close(fd)
             if chan is not None:
                 chan.close()
+            if marker_fd is not None:
+                os.close(marker_fd)
         (start,) = HELLO.unpack(recv_exact(self.fs, HELLO.size))
         deadline = start + timeout
         credit = 0.0
@@ -223,7 +277,7 @@ class Watcher:
         report = None              # the forkserver's, once the candidate is gone
         end = None
         verdict_deadline = hard_deadline = None
-        next_poll = start + MEMORY_POLL_S if watch_kb else float("inf")
+        next_poll = start + MEMORY_POLL_S if watch_kb or job_kb else float("inf")
 
         def stop(code):
             nonlocal stopped_at, end, hard_deadline
@@ -243,9 +297,15 @@ class Watcher:
                     output_exceeded = True
                     stop(STOP_KILL)
                 elif now >= next_poll:
-                    if self.memory.held_kb() > watch_kb:
+                    if watch_kb and self.memory.held_kb() > watch_kb:
                         memory_exceeded = True
                         stop(STOP_KILL)
+                    elif job_kb:
+                        used = self.job_memory.held_kb() - job_base
+                        job_peak = max(job_peak, used)
+                        if used > job_kb:
+                            memory_exceeded = True
+                            stop(STOP_KILL)
                     next_poll = now + MEMORY_POLL_S
             if report is not None:
                 if tests_done or now >= verdict_deadline:
@@ -306,7 +366,7 @@ class Watcher:
             clean = self.memory.held_kb() - held_before < MEMORY_LEAK_KB
         oom_after = self.oom.read()
         return ({"start": start, "end": end, "timed_out": timed_out, "output_exceeded": output_exceeded,
-                 "memory_exceeded": memory_exceeded,
+                 "memory_exceeded": memory_exceeded, "job_memory_peak_kb": job_peak if job_kb else None,
                  "exit_code": report.get("exit_code"), "signal": report.get("signal"),
                  "cpu_s": report.get("cpu_s"), "peak_memory_kb": report.get("peak_memory_kb"),
                  "stdout_bytes": out.total, "stderr_bytes": err.total,

@@ -22,7 +22,7 @@ from ..constants import (HOST_SOCKET_ENV, TESTER_MEMORY_ENV, LABEL_MANAGED, LABE
                          PROTOCOL_VERSION)
 from ..errors import HarnessError, InputError, SandboxUnavailableError
 from .base import Backend, Session, register_backend
-from .images import ensure_image
+from .images import ensure_image, ensure_language_image
 
 # What the supervisor needs and nothing more: chown/chmod of per-job directories, removing what
 # candidates left (DAC_OVERRIDE, FOWNER), dropping to the candidate and tester users, killing them.
@@ -69,21 +69,45 @@ def container_pids(limits: Limits, settings: SandboxSettings) -> int:
 RUNSC_MEMORY_HEADROOM_MB = 256
 
 
+def is_native(settings: SandboxSettings) -> bool:
+    """Whether the run's candidates are in another language than Python (compiled or run by a toolchain)."""
+    return settings.language not in (None, "python")
+
+
+def sandbox_memory_mb(limits: Limits, settings: SandboxSettings) -> int:
+    """What the processes of a container may hold together: Python's candidate and test process, or
+    another language's compile step or program."""
+    return limits.native_container_memory_mb if is_native(settings) else limits.container_memory_mb
+
+
 def container_memory(limits: Limits, settings: SandboxSettings) -> int:
-    """The container's cgroup memory limit (each candidate's own limit is RLIMIT_AS; this bounds what it
-    holds outside it). Under gVisor the sandbox kernel's copies of forked processes count too: a fork bomb
-    at the process limit must not take the container down, so there is room for each allowed process,
-    and the headroom above the sandbox's own memory watch."""
+    """The container's cgroup memory limit (a Python candidate's own limit is RLIMIT_AS, another language's
+    the supervisor's watch of the cgroup; this bounds what it holds outside them). Under gVisor the sandbox
+    kernel's copies of forked processes count too: a fork bomb at the process limit must not take the
+    container down, so there is room for each allowed process, and the headroom above the sandbox's own
+    memory watch."""
     if settings.runtime == "runc":
-        return limits.container_memory_mb
-    return limits.container_memory_mb + 8 * int(limits.pids) + RUNSC_MEMORY_HEADROOM_MB
+        return sandbox_memory_mb(limits, settings)
+    return sandbox_memory_mb(limits, settings) + 8 * int(limits.pids) + RUNSC_MEMORY_HEADROOM_MB
 
 
 def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
-    """The per-candidate limits the supervisor applies inside the container."""
+    """The per-candidate limits the supervisor applies inside the container. Another language's program
+    and its compile step have their memory watched in the container's cgroup (job_memory_kb): the JVM, Go
+    and V8 reserve address space far beyond what they use and do not start under a small RLIMIT_AS."""
     runc = settings.runtime == "runc"
-    return {**limits.for_supervisor(), "nproc": None if runc else int(limits.pids),
-            "memory_watch_kb": None if runc else limits.container_memory_mb * 1024}
+    out = {**limits.for_supervisor(), "nproc": None if runc else int(limits.pids),
+           "memory_watch_kb": None if runc else sandbox_memory_mb(limits, settings) * 1024}
+    if is_native(settings):
+        out["job_memory_kb"] = int(limits.memory_mb) * 1024
+    return out
+
+
+def compile_limits(limits: Limits, settings: SandboxSettings) -> dict:
+    """The compile step's limits: its own wall clock and memory; output, files and processes as the run's."""
+    import math
+    return {**supervisor_limits(limits, settings), "timeout_s": float(limits.compile_timeout_s),
+            "cpu_time_s": math.ceil(limits.compile_timeout_s) + 1, "job_memory_kb": int(limits.compile_memory_mb) * 1024}
 
 
 # System V IPC objects outlive the process that made them and their memory is charged to the container:
@@ -104,7 +128,9 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
     return client.api.create_host_config(
         network_mode="none",
         read_only=True,
-        tmpfs={"/tmp": f"rw,nosuid,nodev,size={int(limits.tmpfs_mb)}m,mode=1777"},
+        # Another language's compiled program runs from its job's directory in /tmp: exec there (Docker's
+        # default for a tmpfs is noexec).
+        tmpfs={"/tmp": f"rw,nosuid,nodev,{'exec,' if is_native(settings) else ''}size={int(limits.tmpfs_mb)}m,mode=1777"},
         shm_size="4m",
         cap_drop=["ALL"],
         cap_add=CAPABILITIES,
@@ -211,7 +237,9 @@ class DockerSession(Session):
         api = b.client.api
         listener = sock_dir = None
         try:
-            config, env = b.host_config, {TESTER_MEMORY_ENV: str(int(b.limits.memory_mb))}
+            config, env = b.host_config, {}
+            if not is_native(b.settings):   # the tester starts with the container (a language's has none)
+                env[TESTER_MEMORY_ENV] = str(int(b.limits.memory_mb))
             if b.transport == "socket":
                 # Owner-only (root) directory and socket, for this container alone; the listener takes one
                 # connection, the supervisor's, before any candidate exists, and is closed at once.
@@ -258,6 +286,8 @@ class DockerSession(Session):
                                f"{PROTOCOL_VERSION}: rebuild it (passk images build --rebuild) or use passk's own image")
         self.python_version = hello.get("python")
         b.facts.setdefault("image_python", self.python_version)
+        if isinstance(hello.get("toolchain"), dict):
+            b.facts.setdefault("toolchain", {str(k): str(v)[:200] for k, v in hello["toolchain"].items()})
 
     def _why(self, e: Exception) -> str:
         text = f"{type(e).__name__}: {e}"
@@ -333,9 +363,13 @@ class DockerBackend(Backend):
             image = {"image": self.settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
         else:
             image = ensure_image(self.client, self.settings.base_image)
+            if is_native(self.settings):
+                image = ensure_language_image(self.client, image, self.settings.language)
         self.transport = choose_transport(self.settings, self.client)
         self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
-                      "transport": self.transport,
+                      "transport": self.transport, "language": self.settings.language or "python",
+                      "memory_enforced": ("cgroup watch (the container's memory.stat, every 5 ms) and the container's limit"
+                                          if is_native(self.settings) else "RLIMIT_AS, and the container's limit"),
                       "docker_server_version": self.client.version().get("Version"),
                       "container_pids": container_pids(self.limits, self.settings),
                       "container_memory_mb": container_memory(self.limits, self.settings),
@@ -345,6 +379,9 @@ class DockerBackend(Backend):
 
     def supervisor_limits(self, limits: Limits) -> dict:
         return supervisor_limits(limits, self.settings)
+
+    def compile_limits(self, limits: Limits) -> dict:
+        return compile_limits(limits, self.settings)
 
     def open_session(self) -> DockerSession:
         return DockerSession(self)

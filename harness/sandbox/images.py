@@ -98,3 +98,37 @@ def ensure_image(client, base_image: str = DEFAULT_BASE_IMAGE, rebuild: bool = F
         tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
         raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
     return {"image": tag, "image_id": img.id, "source_sha256": digest, "base_image": base_image}
+
+
+def language_tag(sandbox: dict, language: str) -> tuple[str, str]:
+    """(tag, source digest) of a language's image: passk's image plus containers/languages/<language>/."""
+    dockerfile = containers_dir() / "languages" / language / "Dockerfile"
+    if not dockerfile.is_file():
+        raise HarnessError(f"passk has no image for language {language!r} (no {dockerfile})")
+    h = hashlib.sha256(f"{sandbox['image_id']}\0{language}\0".encode() + dockerfile.read_bytes())
+    return f"passk-{language}:{h.hexdigest()[:12]}", h.hexdigest()
+
+
+def ensure_language_image(client, sandbox: dict, language: str, rebuild: bool = False) -> dict:
+    """Build a language's image (Debian's toolchain on passk's image) if it is missing. Returns the same
+    facts as ensure_image, for the language's image, and the sandbox image it was built on."""
+    import docker.errors
+
+    tag, digest = language_tag(sandbox, language)
+    facts = {"image": tag, "source_sha256": digest, "base_image": sandbox["base_image"],
+             "sandbox_image": sandbox["image"], "sandbox_image_id": sandbox["image_id"]}
+    if not rebuild:
+        try:
+            return {**facts, "image_id": client.images.get(tag).id}
+        except docker.errors.ImageNotFound:
+            pass
+    path = containers_dir() / "languages" / language
+    print(f"passk: building image {tag} (the {language} toolchain, from Debian's packages; minutes, once)",
+          file=sys.stderr)
+    try:
+        img, _ = client.images.build(path=str(path), tag=tag, buildargs={"SANDBOX_IMAGE": sandbox["image"]},
+                                     labels={LABEL_SOURCE_HASH: digest}, rm=True, pull=False)
+    except docker.errors.BuildError as e:
+        tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
+        raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
+    return {**facts, "image_id": img.id}

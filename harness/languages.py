@@ -1,0 +1,156 @@
+"""Languages other than Python: how a program is built and run, the way MultiPL-E's evaluator does it by
+default (so that numbers are comparable with published ones), and how the end of its tests is seen.
+
+A program is the candidate's code (prompt + completion, or a whole program) + "\\n" + the problem's tests,
+as MultiPL-E assembles it. The tests' `main` is compiled into the candidate's program, so this is the
+in_process verdict channel: a pass needs exit code 0 *and* a completion marker that only the end of the
+tests writes (the job's nonce, on fd 3, a pipe only the supervisor reads). To that end the tests are
+wrapped, never the candidate's code:
+
+    cpp         the tests' `main` is renamed (a #define between the candidate's code and the tests) and
+                called from a `main` of passk's that writes the marker when it returns
+    rust        the tests' `fn main()` is renamed; passk's `fn main()` calls it, then writes the marker
+    java        a class of passk's calls the tests' class's `main` (MultiPL-E's `Problem`), then writes
+                the marker; the JVM runs that class
+    go          a second file of the tests' package has a TestMain that writes the marker when every
+                test passed
+    javascript  a statement after the tests (they run synchronously at top level)
+    typescript
+
+So an early exit(0) / process.exit(0) / std::process::exit(0) / System.exit(0) / os.Exit(0) is
+`failed exited_early`. A candidate that deliberately reads the nonce out of its own program can forge
+it, as in every in-process harness; the row says the channel (`verdict_channel: in_process`)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .constants import MARKER_PLACEHOLDER
+from .errors import InputError
+
+MARK = MARKER_PLACEHOLDER
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str                 # passk's name, and the image's (containers/languages/<name>/)
+    names: tuple              # what MultiPL-E's `language` field says for it
+    extension: str            # of a sample file in a samples directory
+    source: str               # the program's file name in the job's directory
+    compile: tuple | None     # argv of the compile step (None: none), MultiPL-E's flags by default
+    run: tuple                # argv of the run step
+    env: dict = field(default_factory=dict)   # "{dir}": the job's directory
+    notes: str = ""
+
+
+# MultiPL-E's evaluator (evaluation/src/eval_*.py): g++ FILE -o BIN -std=c++17; rustc FILE -o BIN (the
+# default edition); go test FILE; javac -encoding UTF8 -d DIR FILE then java -ea -cp DIR:javatuples Problem;
+# node FILE; tsc --target esnext FILE then node FILE.js.
+LANGUAGES = {lang.name: lang for lang in (
+    Language("cpp", ("cpp", "c++", "cxx"), ".cpp", "main.cpp",
+             ("g++", "main.cpp", "-o", "main", "-std=c++17"), ("./main",)),
+    Language("rust", ("rs", "rust"), ".rs", "main.rs",
+             ("rustc", "main.rs", "-o", "main"), ("./main",)),
+    Language("go", ("go", "go_test.go"), ".go", "main_test.go",
+             ("/bin/sh", "-c", "cp -R /opt/passk/go-cache \"$GOCACHE\" && exec go test -c -o main.test "
+              "main_test.go passk_main_test.go"),
+             ("./main.test",),
+             env={"GOCACHE": "{dir}/.gocache", "GOPATH": "{dir}/.gopath", "GOPROXY": "off", "GOFLAGS": "-mod=mod",
+                  "GO111MODULE": "auto", "CGO_ENABLED": "0"},
+             notes="MultiPL-E runs `go test FILE` in one step; passk compiles the test binary (go test -c), "
+                   "then runs it"),
+    Language("java", ("java",), ".java", "Main.java",
+             ("javac", "-encoding", "UTF8", "-d", ".", "Main.java"),
+             ("java", "-ea", "-cp", ".:/usr/share/java/javatuples.jar", "PasskMain"),
+             env={"CLASSPATH": "/usr/share/java/javatuples.jar"}),
+    Language("javascript", ("js", "javascript", "node"), ".js", "main.js", None, ("node", "main.js")),
+    Language("typescript", ("ts", "typescript"), ".ts", "main.ts",
+             ("tsc", "--target", "esnext", "main.ts"), ("node", "main.js")),
+)}
+
+_BY_NAME = {alias: lang for lang in LANGUAGES.values() for alias in (lang.name, *lang.names)}
+PYTHON_NAMES = ("py", "python", "python3")
+
+
+def find(name: str) -> Language | None:
+    """The language MultiPL-E's (or passk's) name stands for; None for Python."""
+    if name in PYTHON_NAMES:
+        return None
+    lang = _BY_NAME.get(name)
+    if lang is None:
+        raise InputError(f"language {name!r} is not one passk runs (Python, "
+                         + ", ".join(sorted(LANGUAGES)) + ")")
+    return lang
+
+
+def canonical(name: str) -> str:
+    lang = find(name)
+    return "python" if lang is None else lang.name
+
+
+_CPP_MAIN = re.compile(r"\bint\s+main\s*\(\s*(void)?\s*\)")
+_RUST_MAIN = re.compile(r"\bfn\s+main\s*\(\s*\)")
+_JAVA_CLASS = re.compile(r"^\s*(?:public\s+|final\s+)*class\s+(\w+)", re.MULTILINE)
+_GO_PACKAGE = re.compile(r"^\s*package\s+(\w+)", re.MULTILINE)
+
+
+def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dict]:
+    """(the tests as they follow the candidate's code, other files of the program) for one problem: the
+    tests, wrapped so that their end writes the completion marker. Refuses (exit 2) tests it cannot wrap."""
+    lang = LANGUAGES[language]
+    if language == "cpp":
+        if not _CPP_MAIN.search(tests):
+            raise InputError(f"{task_id}: the C++ tests define no `int main()` to wrap")
+        return ("#define main passk_tests_main\n" + tests + "\n#undef main\n#include <unistd.h>\n"
+                "int main() {\n    passk_tests_main();\n"
+                f"    return ::write(3, \"{MARK}\", {NONCE_CHARS}) < 0;\n}}\n"), {}
+    if language == "rust":
+        if len(_RUST_MAIN.findall(tests)) != 1:
+            raise InputError(f"{task_id}: the Rust tests do not define exactly one `fn main()` to wrap")
+        return (_RUST_MAIN.sub("fn passk_tests_main()", tests) + "\nfn main() {\n    passk_tests_main();\n"
+                "    use std::io::Write;\n    let mut marker = std::fs::OpenOptions::new().write(true)"
+                f".open(\"/proc/self/fd/3\").unwrap();\n    marker.write_all(b\"{MARK}\").unwrap();\n}}\n"), {}
+    if language == "java":
+        classes = _JAVA_CLASS.findall(prompt) or _JAVA_CLASS.findall(tests)
+        main_class = "Problem" if "Problem" in classes else (classes[0] if classes else None)
+        if main_class is None or "static void main" not in tests:
+            raise InputError(f"{task_id}: the Java tests define no class with a `main` to wrap")
+        return (tests + f"\nclass PasskMain {{\n    public static void main(String[] args) throws Exception {{\n"
+                f"        {main_class}.main(args);\n"
+                "        try (java.io.FileOutputStream marker = new java.io.FileOutputStream(\"/proc/self/fd/3\")) {\n"
+                f"            marker.write(\"{MARK}\".getBytes());\n        }}\n    }}\n}}\n"), {}
+    if language == "go":
+        found = _GO_PACKAGE.search(prompt) or _GO_PACKAGE.search(tests)
+        if not found:
+            raise InputError(f"{task_id}: the Go program declares no package")
+        main = (f"package {found.group(1)}\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\n"
+                "func TestMain(m *testing.M) {\n\tcode := m.Run()\n\tif code == 0 {\n"
+                "\t\tif marker, err := os.OpenFile(\"/proc/self/fd/3\", os.O_WRONLY, 0); err == nil {\n"
+                f"\t\t\tmarker.WriteString(\"{MARK}\")\n\t\t\tmarker.Close()\n\t\t}}\n\t}}\n\tos.Exit(code)\n}}\n")
+        return tests, {"passk_main_test.go": main}
+    if language == "javascript":
+        return tests + f"\n;require('fs').writeSync(3, '{MARK}');\n", {}
+    if language == "typescript":
+        return tests + f"\ndeclare var require: any;\nrequire('fs').writeSync(3, '{MARK}');\n", {}
+    raise InputError(f"no glue for {lang.name}")
+
+
+NONCE_CHARS = 32   # the nonce that replaces MARK: 16 random bytes as hex
+
+
+def steps(language: str, compile_limits: dict | None, run_limits: dict) -> list[dict]:
+    lang = LANGUAGES[language]
+    out = []
+    if lang.compile is not None:
+        out.append({"step": "compile", "argv": list(lang.compile), "limits": compile_limits})
+    out.append({"step": "run", "argv": list(lang.run), "limits": run_limits})
+    return out
+
+
+def describe(language: str) -> str:
+    """The commands, as the manifest and the README record them."""
+    lang = LANGUAGES[language]
+    parts = [("compile: " + " ".join(lang.compile)) if lang.compile else "no compile step",
+             "run: " + " ".join(lang.run)]
+    return "; ".join(parts)
