@@ -168,6 +168,8 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
                 execute(pending, cfg.limits, cfg.sandbox, run_id, store.append, progress=progress,
                         total=len(jobs), initial=reused, evaluator=ev)
             manifest["sandbox"]["image_python"] = facts.get("image_python")
+            if facts.get("toolchain"):   # a language image says it when its first container starts
+                manifest["sandbox"]["toolchain"] = facts["toolchain"]
         finally:
             store.close()
     score = score_rows(list(store.rows.values()), problem_ids=list(problems),

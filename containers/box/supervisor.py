@@ -224,7 +224,7 @@ class Supervisor:
             detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
             detail[f"{name}_memory_kb"] = max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0)
             last = index == len(steps) - 1
-            status, reason, text = _native_label(report, limits, name, last, nonce.encode() in marked)
+            status, reason, text = _native_label(report, limits, name, last, nonce.encode() in marked, index)
             if status != "passed" or not report["clean"] or last:
                 break
         detail["steps_run"] = index + 1
@@ -373,7 +373,11 @@ _ASSERTION_SIGNS = (b"Assertion `", b"AssertionError", b"ERR_ASSERTION", b"asser
                     b"--- FAIL")
 
 
-def _native_label(report, limits, step, last, marked):
+_RUNTIME_OOM_SIGNS = (b"java.lang.OutOfMemoryError", b"JavaScript heap out of memory",
+                      b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc")
+
+
+def _native_label(report, limits, step, last, marked, index_of_step=1):
     """(status, reason, detail) of one step of a compiled or interpreted program: limits first, then how it
     ended; a compile step that fails is the candidate's compile error; the last step passes only with the
     completion marker."""
@@ -406,11 +410,20 @@ def _native_label(report, limits, step, last, marked):
     if sig == "SIGXFSZ":
         return "failed", "file_size_limit", "wrote a file larger than the limit"
     tail = report["stderr_tail"] + report["stdout_tail"]
-    assertion = any(sign in tail for sign in _ASSERTION_SIGNS)
+    # a test that failed (not one that crashed: Go prints "--- FAIL" for a test that panicked too)
+    assertion = any(sign in tail for sign in _ASSERTION_SIGNS) and b"panic: " not in tail
+    if any(sign in tail for sign in _RUNTIME_OOM_SIGNS) and (code or sig):
+        # the runtime's own heap limit (the JVM's default is a quarter of the container's memory; V8's
+        # its own), or an allocation that failed: the program ran out of memory
+        oom = [line for line in lines if any(sign.decode() in line for sign in _RUNTIME_OOM_SIGNS)]
+        return "failed", "memory_limit", "the runtime ran out of memory: " + (oom or lines or [""])[-1]
     if sig is not None:
         if sig == "SIGABRT" and assertion:
             return "failed", "assertion", "a test's assertion failed" + (f": {lines[-1]}" if lines else "")
         return "failed", f"signal:{sig}", f"killed by {sig}" + (f": {lines[-1]}" if lines else "")
+    if code != 0 and index_of_step == 0 and b"SyntaxError" in report["stderr_tail"]:
+        # a language without a compile step (JavaScript) reports its syntax errors when it runs
+        return "failed", "syntax_error", "the program does not parse" + (f": {lines[-1]}" if lines else "")
     if code != 0:
         return ("failed", "assertion" if assertion else "runtime_error",
                 f"exit code {code}" + (": " + " | ".join(lines[-2:]) if lines else ""))

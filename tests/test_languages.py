@@ -1,0 +1,113 @@
+"""Candidates in C++, Rust, Go, Java, JavaScript and TypeScript: the wrapping of their tests (pure), then
+through the real Docker engine and each language's image, the demo sets' exact labels, what every row
+records, and the hostile programs of tests/language_attacks.py."""
+
+import json
+
+import docker
+import pytest
+
+from harness import languages
+from harness.config import Limits, RunConfig, SandboxSettings
+from harness.constants import LABEL_RUN, MARKER_PLACEHOLDER
+from harness.errors import InputError
+from harness.runner import evaluate
+from harness.samples import SampleOptions
+
+from .conftest import ROOT, write_jsonl
+from .language_attacks import ATTACKS, EXPECTED, rows as attack_rows
+
+LANGUAGES = ("cpp", "rust", "go", "java", "javascript", "typescript")
+
+
+def test_every_language_has_a_demo_set_an_image_and_attacks():
+    assert set(languages.LANGUAGES) == set(LANGUAGES) == set(ATTACKS)
+    for name in LANGUAGES:
+        assert (ROOT / "problems" / f"lang-{name}" / "problems.jsonl").is_file()
+        assert (ROOT / "containers" / "languages" / name / "Dockerfile").is_file()
+
+
+def test_multipl_e_names_map_to_passk_languages_and_python_stays_python():
+    assert languages.canonical("rs") == "rust" and languages.canonical("go_test.go") == "go"
+    assert languages.canonical("js") == "javascript" and languages.canonical("ts") == "typescript"
+    assert languages.canonical("py") == "python" and languages.find("python") is None
+    with pytest.raises(InputError, match="'lua' is not one passk runs"):
+        languages.canonical("lua")
+    assert SandboxSettings(language="rs").language == "rust"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_marker_is_written_after_the_tests_and_never_in_the_candidates_code(language):
+    problem = json.loads((ROOT / "problems" / f"lang-{language}" / "problems.jsonl").read_text().splitlines()[0])
+    test, files = languages.glue(language, problem["name"], problem["prompt"], problem["tests"])
+    text = test + "".join(files.values())
+    assert text.count(MARKER_PLACEHOLDER) == 1
+    if not files:   # the marker's statement comes after the tests' own text
+        assert test.index(MARKER_PLACEHOLDER) > test.index(problem["tests"].strip().splitlines()[-1])
+
+
+def _config(tmp_path, language, samples, workers=2, **limits):
+    return RunConfig(problems=str(ROOT / "problems" / f"lang-{language}" / "problems.jsonl"), samples=str(samples),
+                     out=str(tmp_path / "run"), k=(1,), limits=Limits(timeout_s=2.0, **limits),
+                     sandbox=SandboxSettings(workers=workers), sample_options=SampleOptions(stop_tokens=True))
+
+
+def _rows(out):
+    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
+def _no_container_left(run_id):
+    left = docker.from_env().containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+    assert not left, [c.name for c in left]
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_demo_set_gets_its_exact_labels_and_rows_record_the_toolchain(tmp_path, language):
+    samples = ROOT / "problems" / f"lang-{language}" / "samples.jsonl"
+    expected = [json.loads(line) for line in samples.read_text().splitlines()]
+    outcome = evaluate(_config(tmp_path, language, samples), progress=False)
+    rows = _rows(outcome.out_dir)
+    assert len(rows) == len(expected)
+    by_task: dict = {}
+    for e in expected:
+        by_task.setdefault(e["name"], []).append(e["expected"])
+    for row in rows:
+        want = by_task[row["task_id"]][row["sample_index"]]
+        got = row["status"] if row["status"] == "passed" else f"{row['status']} {row['reason']}"
+        assert got == want, (row["task_id"], row["sample_index"], row["detail"])
+        assert row["verdict_channel"] == "in_process" and row["channel_detail"]["language"] == language
+        limits = row["limits"]
+        assert limits["language"] == language and limits["toolchain"] and "cgroup" in limits["memory_enforced"]
+        assert limits["compile_timeout_s"] == 30.0 and limits["compile_memory_mb"] == 1024
+        assert limits["image"].startswith(f"passk-{language}:")
+    manifest = json.loads((outcome.out_dir / "manifest.json").read_text())
+    assert manifest["sandbox"]["language"] == language and manifest["sandbox"]["toolchain"]
+    assert outcome.score["labels"]["passed"] == 4
+    _no_container_left(manifest["run_id"])
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_hostile_programs_get_their_labels_and_leave_nothing_for_the_next(tmp_path, language):
+    samples = write_jsonl(tmp_path / "attacks.jsonl", attack_rows(language))
+    # one worker: each program runs after the one before it, in the same warm container where it can
+    outcome = evaluate(_config(tmp_path, language, samples, workers=1), progress=False)
+    rows = sorted(_rows(outcome.out_dir), key=lambda r: r["sample_index"])
+    got = {r["sample"]["attack"]: (r["status"] if r["status"] == "passed" else f"{r['status']} {r['reason']}")
+           for r in rows}
+    for attack, label in got.items():
+        assert label in EXPECTED[attack], (attack, label, [r["detail"] for r in rows if r["sample"]["attack"] == attack])
+    assert set(got) == set(EXPECTED)
+    _no_container_left(json.loads((outcome.out_dir / "manifest.json").read_text())["run_id"])
+
+
+@pytest.mark.docker
+def test_a_run_refuses_problems_in_another_language_than_its_sandbox(tmp_path):
+    samples = ROOT / "problems" / "lang-rust" / "samples.jsonl"
+    cfg = _config(tmp_path, "rust", samples)
+    from dataclasses import replace
+    cfg = replace(cfg, sandbox=SandboxSettings(workers=1, language="cpp"))
+    with pytest.raises(InputError, match="its problems are in rust, the run's sandbox is set to cpp"):
+        evaluate(cfg, progress=False)
+    assert not (tmp_path / "run").exists()
