@@ -174,6 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     b = im_sub.add_parser("build", help="build passk's image from its container sources", formatter_class=_Help)
     b.add_argument("--base-image", default=default_base_image(), help="base image with python3")
     b.add_argument("--rebuild", action="store_true", help="build even if the image exists")
+    b.add_argument("--language", action="append", default=[],
+                   help="also build this language's image (cpp, rust, go, java, javascript, typescript, or all); "
+                        "repeatable")
 
     dr = command("doctor", "what this machine has for running passk, what is missing, how to fix it")
     dr.add_argument("--base-image", default=default_base_image(), help="base image to look for")
@@ -330,8 +333,18 @@ def cmd_images(args) -> int:
     from .sandbox.docker import connect
     from .sandbox.images import ensure_image
 
-    facts = ensure_image(connect(), args.base_image, rebuild=args.rebuild)
+    from .languages import LANGUAGES, canonical
+    from .sandbox.images import ensure_language_image
+
+    client = connect()
+    facts = ensure_image(client, args.base_image, rebuild=args.rebuild)
     print(f"{facts['image']} {facts['image_id']}")
+    wanted = []
+    for name in args.language:
+        wanted += list(LANGUAGES) if name == "all" else [canonical(name)]
+    for name in dict.fromkeys(w for w in wanted if w != "python"):
+        lang = ensure_language_image(client, facts, name, rebuild=args.rebuild)
+        print(f"{lang['image']} {lang['image_id']}")
     return 0
 
 

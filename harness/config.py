@@ -89,6 +89,9 @@ class SandboxSettings:
     # The candidates' language: its image (containers/languages/<language>/ on passk's). None: taken from
     # the problem file; "python" runs passk's own image.
     language: str | None = None
+    # Another language's commands instead of MultiPL-E's: {language: {compile: [argv], run: [argv]}} (either
+    # may be left out; compile null: no compile step). Recorded in every row (limits.commands).
+    commands: dict | None = None
 
     def __post_init__(self):
         if self.runtime not in RUNTIMES:
@@ -102,6 +105,9 @@ class SandboxSettings:
             if not isinstance(self.language, str):
                 raise InputError(f"language must be a string, got {self.language!r}")
             object.__setattr__(self, "language", canonical(self.language))
+        if self.commands is not None:
+            from .languages import check_commands
+            check_commands(self.commands)
         for name in ("workers", "jobs_per_container", "max_attempts"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:

@@ -55,7 +55,7 @@ def limits_record(limits: Limits, facts: dict) -> dict:
             "runtime": facts["runtime"], "isolation": facts["isolation"],
             "image": facts["image"], "image_id": facts["image_id"], "hash_seed": 0,
             **({"language": facts["language"], "toolchain": facts.get("toolchain"),
-                "memory_enforced": facts.get("memory_enforced")}
+                "memory_enforced": facts.get("memory_enforced"), "commands": facts.get("commands")}
                if native else {})}
 
 
@@ -100,7 +100,7 @@ class Pool:
             out.update(test=test, language=p.language,
                        build={"language": p.language, "source": lang.source, "files": files, "env": lang.env,
                               "steps": languages.steps(p.language, self.backend.compile_limits(job.limits or self.base),
-                                                       out["limits"])})
+                                                       out["limits"], self.settings.commands)})
         elif p.channel == "io":
             out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare)
         else:

@@ -7,8 +7,8 @@ in_process verdict channel: a pass needs exit code 0 *and* a completion marker t
 tests writes (the job's nonce, on fd 3, a pipe only the supervisor reads). To that end the tests are
 wrapped, never the candidate's code:
 
-    cpp         the tests' `main` is renamed (a #define between the candidate's code and the tests) and
-                called from a `main` of passk's that writes the marker when it returns
+    cpp         the tests' `main` is renamed (and given the `return 0;` only main may go without) and called
+                from a `main` of passk's that writes the marker when it returns
     rust        the tests' `fn main()` is renamed; passk's `fn main()` calls it, then writes the marker
     java        a class of passk's calls the tests' class's `main` (MultiPL-E's `Problem`), then writes
                 the marker; the JVM runs that class
@@ -100,10 +100,16 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
     tests, wrapped so that their end writes the completion marker. Refuses (exit 2) tests it cannot wrap."""
     lang = LANGUAGES[language]
     if language == "cpp":
-        if not _CPP_MAIN.search(tests):
-            raise InputError(f"{task_id}: the C++ tests define no `int main()` to wrap")
-        return ("#define main passk_tests_main\n" + tests + "\n#undef main\n#include <unistd.h>\n"
-                "int main() {\n    passk_tests_main();\n"
+        found = _CPP_MAIN.search(tests)
+        body = tests[found.end():].rstrip() if found else ""
+        # the tests' main, renamed, must be the last thing in them (it is in MultiPL-E's): it gets a `return 0;`
+        # before its closing brace, since only main may end without one (for another function that is
+        # undefined behaviour, which an optimising compiler uses to drop what follows the call)
+        if not body.endswith("}") or any(line and line[0] not in " \t}" for line in body.splitlines()[1:]):
+            raise InputError(f"{task_id}: the C++ tests do not end with an `int main()` passk can wrap")
+        last = body.rindex("}")
+        wrapped = tests[:found.start()] + "int passk_tests_main()" + body[:last] + "    return 0;\n" + body[last:]
+        return (wrapped + "\n#include <unistd.h>\nint main() {\n    passk_tests_main();\n"
                 f"    return ::write(3, \"{MARK}\", {NONCE_CHARS}) < 0;\n}}\n"), {}
     if language == "rust":
         if len(_RUST_MAIN.findall(tests)) != 1:
@@ -139,18 +145,37 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
 NONCE_CHARS = 32   # the nonce that replaces MARK: 16 random bytes as hex
 
 
-def steps(language: str, compile_limits: dict | None, run_limits: dict) -> list[dict]:
+def check_commands(commands) -> None:
+    """A run config's `sandbox.commands`: {language: {compile: [argv] or null, run: [argv]}}; exit 2 otherwise."""
+    if not isinstance(commands, dict):
+        raise InputError("sandbox.commands must be a mapping of language to {compile: [...], run: [...]}")
+    for name, spec in commands.items():
+        if _BY_NAME.get(str(name)) is None:
+            raise InputError(f"sandbox.commands: {name!r} is not a language with commands "
+                             f"({', '.join(sorted(LANGUAGES))})")
+        if not isinstance(spec, dict) or set(spec) - {"compile", "run"}:
+            raise InputError(f"sandbox.commands.{name}: expected keys compile and/or run")
+        for key, argv in spec.items():
+            if argv is None and key == "compile":
+                continue
+            if not (isinstance(argv, list) and argv and all(isinstance(a, str) and a for a in argv)):
+                raise InputError(f"sandbox.commands.{name}.{key}: expected a list of strings (an argv)")
+
+
+def commands(language: str, overrides: dict | None = None) -> dict:
+    """{compile: argv or None, run: argv}: MultiPL-E's, or a run config's instead."""
     lang = LANGUAGES[language]
-    out = []
-    if lang.compile is not None:
-        out.append({"step": "compile", "argv": list(lang.compile), "limits": compile_limits})
-    out.append({"step": "run", "argv": list(lang.run), "limits": run_limits})
+    out = {"compile": list(lang.compile) if lang.compile else None, "run": list(lang.run)}
+    for name, spec in (overrides or {}).items():
+        if canonical(str(name)) == language:
+            out.update({k: (list(v) if v else None) for k, v in spec.items()})
     return out
 
 
-def describe(language: str) -> str:
-    """The commands, as the manifest and the README record them."""
-    lang = LANGUAGES[language]
-    parts = [("compile: " + " ".join(lang.compile)) if lang.compile else "no compile step",
-             "run: " + " ".join(lang.run)]
-    return "; ".join(parts)
+def steps(language: str, compile_limits: dict | None, run_limits: dict, overrides: dict | None = None) -> list[dict]:
+    argv = commands(language, overrides)
+    out = []
+    if argv["compile"] is not None:
+        out.append({"step": "compile", "argv": argv["compile"], "limits": compile_limits})
+    out.append({"step": "run", "argv": argv["run"], "limits": run_limits})
+    return out

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start: set everything up, then run passk on the bundled demo problems.
 #   bash scripts/demo.sh            the HumanEval-format demo set, into runs/demo
-#   bash scripts/demo.sh --all      every shipped set (one per problem format), into runs/demo-<set>
+#   bash scripts/demo.sh --all      every shipped set (one per problem format and per language), into
+#                                   runs/demo-<set> (the language images are built the first time: minutes)
 #   bash scripts/demo.sh DIR        the demo set into DIR
 # The default output directories (runs/demo, runs/demo-<set>) are the demo's own: each run starts them
 # afresh (a run made by an older passk image could not be resumed). A DIR you name is resumed.
@@ -23,9 +24,10 @@ run_set() {  # run_set NAME OUT [extra evaluate options...]
 }
 
 if [ "${1:-}" = "--all" ]; then
-  for name in demo mbpp multipl-e apps codecontests livecodebench bigcodebench native; do
+  for name in demo mbpp multipl-e apps codecontests livecodebench bigcodebench native \
+              lang-cpp lang-rust lang-go lang-java lang-javascript lang-typescript; do
     extra=()
-    [ "$name" = "multipl-e" ] && extra=(--stop-tokens)
+    case "$name" in multipl-e|lang-*) extra=(--stop-tokens) ;; esac
     run_set "$name" "runs/demo-$name" "${extra[@]}"
     echo
   done

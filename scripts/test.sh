@@ -3,4 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# The language images (Debian's toolchains on passk's image: a few minutes the first time, then cached)
+base="${PASSK_BASE_IMAGE:-passk-base:bookworm}"
+passk images build --base-image "$base" --language all >&2
 python3 -m pytest -q -p no:cacheprovider "$@"

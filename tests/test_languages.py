@@ -111,3 +111,72 @@ def test_a_run_refuses_problems_in_another_language_than_its_sandbox(tmp_path):
     with pytest.raises(InputError, match="its problems are in rust, the run's sandbox is set to cpp"):
         evaluate(cfg, progress=False)
     assert not (tmp_path / "run").exists()
+
+
+def test_commands_default_to_multipl_e_s_and_a_config_can_change_them():
+    assert languages.commands("cpp") == {"compile": ["g++", "main.cpp", "-o", "main", "-std=c++17"], "run": ["./main"]}
+    assert languages.commands("javascript")["compile"] is None
+    flags = {"cpp": {"compile": ["g++", "main.cpp", "-o", "main", "-std=c++17", "-O2"]}}
+    assert languages.commands("cpp", flags)["compile"][-1] == "-O2"
+    assert languages.commands("rust", flags) == languages.commands("rust")
+    for bad in ({"lua": {"run": ["lua"]}}, {"cpp": {"link": ["ld"]}}, {"cpp": {"run": "./main"}}, {"cpp": {"run": []}}):
+        with pytest.raises(InputError, match="sandbox.commands"):
+            SandboxSettings(commands=bad)
+
+
+@pytest.mark.docker
+def test_changed_compiler_flags_apply_and_every_row_records_them(tmp_path):
+    from dataclasses import replace
+    flags = ["g++", "main.cpp", "-o", "main", "-std=c++17", "-O2", "-DPASSK_FLAGS_APPLIED"]
+    samples = write_jsonl(tmp_path / "s.jsonl", [
+        {"name": "demo_add", "completion": "#ifdef PASSK_FLAGS_APPLIED\n    return a + b;\n#else\n    return 0;\n#endif\n}\n"}])
+    cfg = _config(tmp_path, "cpp", samples, workers=1)
+    cfg = replace(cfg, sandbox=SandboxSettings(workers=1, commands={"cpp": {"compile": flags}}))
+    outcome = evaluate(cfg, progress=False)
+    (row,) = _rows(outcome.out_dir)
+    assert row["status"] == "passed", row["detail"]
+    assert row["limits"]["commands"] == {"compile": flags, "run": ["./main"]}
+
+
+def _report(**kw):
+    base = {"output_exceeded": False, "memory_exceeded": False, "memory_pressure": False, "timed_out": False,
+            "signal": None, "exit_code": 0, "stdout_tail": b"", "stderr_tail": b""}
+    return {**base, **kw}
+
+
+LIMITS = {"timeout_s": 2.0, "cpu_time_s": 3, "output_bytes": 1 << 20, "job_memory_kb": 512 * 1024}
+
+
+@pytest.mark.parametrize("report, last, marked, want", [
+    (_report(), True, True, ("passed", "tests_completed")),
+    (_report(), True, False, ("failed", "exited_early")),
+    (_report(exit_code=1, stderr_tail=b"AssertionError [ERR_ASSERTION]: 1 == 2"), True, False, ("failed", "assertion")),
+    (_report(signal="SIGABRT", exit_code=None, stderr_tail=b"main: main.cpp:9: Assertion `x' failed."), True, False,
+     ("failed", "assertion")),
+    (_report(signal="SIGABRT", exit_code=None, stderr_tail=b"terminate called after throwing std::out_of_range"), True,
+     False, ("failed", "signal:SIGABRT")),
+    (_report(exit_code=2, stdout_tail=b"--- FAIL: TestX\npanic: runtime error: index out of range"), True, False,
+     ("failed", "runtime_error")),
+    (_report(exit_code=1, stderr_tail=b'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space'),
+     True, False, ("failed", "memory_limit")),
+    (_report(memory_exceeded=True, exit_code=None, signal="SIGKILL"), True, False, ("failed", "memory_limit")),
+    (_report(memory_exceeded=True, exit_code=None, signal="SIGKILL"), False, False, ("failed", "compile_memory_limit")),
+    (_report(timed_out=True, exit_code=None, signal="SIGKILL"), False, False, ("timed_out", "compile_time_limit")),
+    (_report(timed_out=True, exit_code=None, signal="SIGKILL"), True, False, ("timed_out", "wall_time_limit")),
+    (_report(exit_code=1, stderr_tail=b"main.cpp:3:5: error: 'retrun' was not declared"), False, False,
+     ("failed", "compile_error")),
+    (_report(), False, False, ("passed", "compiled")),
+    (_report(output_exceeded=True), True, True, ("failed", "output_limit")),
+    # an exit code 0 with the marker but output over the limit is still the limit's
+    (_report(exit_code=3, stdout_tail=b"x"), True, True, ("failed", "runtime_error")),
+])
+def test_a_step_is_labelled_from_how_it_ended(box, report, last, marked, want):
+    from harness.containers.box.supervisor import _native_label
+    assert _native_label(report, LIMITS, "run" if last else "compile", last, marked)[:2] == want
+
+
+def test_javascript_s_parse_error_is_a_syntax_error_only_without_a_compile_step(box):
+    from harness.containers.box.supervisor import _native_label
+    report = _report(exit_code=1, stderr_tail=b"SyntaxError: Unexpected token ';'")
+    assert _native_label(report, LIMITS, "run", True, False, 0)[:2] == ("failed", "syntax_error")
+    assert _native_label(report, LIMITS, "run", True, False, 1)[:2] == ("failed", "runtime_error")

@@ -69,6 +69,11 @@ def container_pids(limits: Limits, settings: SandboxSettings) -> int:
 RUNSC_MEMORY_HEADROOM_MB = 256
 
 
+def _language_commands(settings: SandboxSettings) -> dict:
+    from ..languages import commands
+    return commands(settings.language, settings.commands)
+
+
 def is_native(settings: SandboxSettings) -> bool:
     """Whether the run's candidates are in another language than Python (compiled or run by a toolchain)."""
     return settings.language not in (None, "python")
@@ -368,6 +373,7 @@ class DockerBackend(Backend):
         self.transport = choose_transport(self.settings, self.client)
         self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
                       "transport": self.transport, "language": self.settings.language or "python",
+                      **({"commands": _language_commands(self.settings)} if is_native(self.settings) else {}),
                       "memory_enforced": ("cgroup watch (the container's memory.stat, every 5 ms) and the container's limit"
                                           if is_native(self.settings) else "RLIMIT_AS, and the container's limit"),
                       "docker_server_version": self.client.version().get("Version"),

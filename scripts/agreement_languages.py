@@ -1,0 +1,124 @@
+"""passk against MultiPL-E's evaluator (scripts/multiple_peer.py) on the same candidates, per language, in
+one run: the same status for every candidate, each disagreement listed with its reason, and the
+throughput of both (candidates per second, same worker count, same run timeout).
+
+    python3 scripts/agreement_languages.py [--languages cpp,rust,go,java,javascript,typescript]
+                                           [--timeout 3] [--workers 2] [--out DIR]
+
+Candidates: scripts/language_samples.py (MultiPL-E's HumanEval, which ships no solutions: defaults, code
+that does not compile, infinite loops, early exits, correct and wrong completions written by us).
+MultiPL-E's status -> passk's label: OK -> passed; Timeout -> timed_out; SyntaxError -> failed with
+compile_error (syntax_error in JavaScript); Exception, AssertionError, ReferenceError -> failed.
+One difference is by design: a program that exits with code 0 before its tests ran is OK to MultiPL-E
+and failed exited_early to passk."""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import language_samples  # noqa: E402
+import multiple_peer  # noqa: E402
+
+LANGUAGES = ("cpp", "rust", "go", "java", "javascript", "typescript")
+EXPECTED_DIFFERENCE = {("failed exited_early", "OK"): "exits 0 before its tests: MultiPL-E trusts the exit code, "
+                                                      "passk needs the tests' completion marker"}
+
+
+def passk_label(row: dict) -> str:
+    if row["status"] == "failed" and row["reason"] in ("compile_error", "syntax_error", "exited_early"):
+        return f"failed {row['reason']}"
+    return row["status"]
+
+
+def peer_label(status: str) -> str:
+    return {"OK": "passed", "Timeout": "timed_out", "SyntaxError": "failed compile_error"}.get(status, "failed")
+
+
+def same(passk: str, peer: str) -> bool:
+    if passk == "failed syntax_error":   # JavaScript has no compile step: MultiPL-E's SyntaxError too
+        passk = "failed compile_error"
+    if passk == "failed exited_early":
+        passk = "failed"
+    return passk == peer
+
+
+def run_language(language: str, tmp: Path, timeout: float, workers: int) -> dict:
+    problems = language_samples.SHARED / f"{language_samples.FILES[language]}.jsonl"
+    samples = tmp / f"{language}.jsonl"
+    if not samples.exists():
+        language_samples.main(tmp)
+    kinds = [json.loads(line)["kind"] for line in samples.read_text().splitlines()]
+    out = tmp / f"passk-{language}"
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems), "--samples",
+                           str(samples), "--out", str(out), "--timeout-s", str(timeout), "--workers", str(workers),
+                           "--no-progress", "--k", "1"], capture_output=True, text=True, cwd=ROOT)
+    passk_s = time.monotonic() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"passk failed on {language}: {proc.stderr[-2000:]}")
+    peer_out = tmp / f"peer-{language}.jsonl"
+    start = time.monotonic()
+    peer = multiple_peer.main([language, str(problems), str(samples), str(peer_out), "--workers", str(workers),
+                               "--timeout", str(timeout)])
+    peer_s = time.monotonic() - start
+    rows = {(r["task_id"], r["sample_index"]): r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    theirs = {(r["name"], r["sample_index"]): r for r in map(json.loads, peer_out.read_text().splitlines())}
+    order, counts = [], collections.Counter()
+    for line in samples.read_text().splitlines():
+        name = json.loads(line)["name"]
+        order.append((name, counts[name]))
+        counts[name] += 1
+    agree, differences, table = 0, [], collections.Counter()
+    for key, kind in zip(order, kinds):
+        mine, other = passk_label(rows[key]), peer_label(theirs[key]["status"])
+        table[(mine, theirs[key]["status"])] += 1
+        if same(mine, other):
+            agree += 1
+        else:
+            differences.append((key, kind, mine, theirs[key]["status"], rows[key]["detail"][:160]))
+    return {"language": language, "candidates": len(order), "agree": agree, "differences": differences,
+            "table": table, "passk_s": passk_s, "peer_s": peer_s, "peer_eval_s": peer["seconds"],
+            "toolchain": json.loads((out / "manifest.json").read_text())["sandbox"].get("toolchain")}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--languages", default=",".join(LANGUAGES))
+    ap.add_argument("--timeout", type=float, default=3.0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", default=None, help="keep the runs here (default: a temporary directory)")
+    args = ap.parse_args()
+    tmp = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="passk-agree-"))
+    tmp.mkdir(parents=True, exist_ok=True)
+    results = []
+    for language in args.languages.split(","):
+        r = run_language(language, tmp, args.timeout, args.workers)
+        results.append(r)
+        print(f"\n== {language}: {r['agree']} of {r['candidates']} candidates with the same status "
+              f"({r['candidates'] - r['agree']} different); toolchain {r['toolchain']}")
+        for (mine, theirs), n in sorted(r["table"].items()):
+            print(f"   passk {mine:22s} MultiPL-E {theirs:15s} {n:4d}")
+        for key, kind, mine, theirs, detail in r["differences"]:
+            why = EXPECTED_DIFFERENCE.get((mine, theirs), "UNEXPLAINED")
+            print(f"   differs: {key[0]}#{key[1]} ({kind}): passk {mine}, MultiPL-E {theirs}: {why} | {detail}")
+    print("\nthroughput (same candidates, workers and run timeout; passk's time includes its start-up):")
+    print(f"{'language':12s} {'cands':>6s} {'passk cand/s':>13s} {'MultiPL-E cand/s':>17s} {'ratio':>6s}")
+    for r in results:
+        mine, theirs = r["candidates"] / r["passk_s"], r["candidates"] / r["peer_s"]
+        print(f"{r['language']:12s} {r['candidates']:6d} {mine:13.2f} {theirs:17.2f} {mine / theirs:6.2f}")
+    print(f"\nruns kept in {tmp}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
