@@ -42,6 +42,9 @@ class Language:
     run: tuple                # argv of the run step
     env: dict = field(default_factory=dict)   # "{dir}": the job's directory
     notes: str = ""
+    # A compile server that does what `compile` does (the same compiler, one long-lived process per
+    # container: see box/compile_server.py): its script; used unless a run config changes the command.
+    server: str | None = None
 
 
 # MultiPL-E's evaluator (evaluation/src/eval_*.py): g++ FILE -o BIN -std=c++17; rustc FILE -o BIN (the
@@ -66,7 +69,7 @@ LANGUAGES = {lang.name: lang for lang in (
              env={"CLASSPATH": "/usr/share/java/javatuples.jar"}),
     Language("javascript", ("js", "javascript", "node"), ".js", "main.js", None, ("node", "main.js")),
     Language("typescript", ("ts", "typescript"), ".ts", "main.ts",
-             ("tsc", "--target", "esnext", "main.ts"), ("node", "main.js")),
+             ("tsc", "--target", "esnext", "main.ts"), ("node", "main.js"), server="/opt/passk/tsc_server.js"),
 )}
 
 _BY_NAME = {alias: lang for lang in LANGUAGES.values() for alias in (lang.name, *lang.names)}
@@ -172,10 +175,24 @@ def commands(language: str, overrides: dict | None = None) -> dict:
     return out
 
 
+def uses_server(language: str, overrides: dict | None = None) -> bool:
+    """Whether the compile step goes to the language's compile server: it has one, and the compile command
+    is passk's default (a changed command runs as given)."""
+    lang = LANGUAGES[language]
+    return lang.server is not None and commands(language, overrides)["compile"] == list(lang.compile)
+
+
 def steps(language: str, compile_limits: dict | None, run_limits: dict, overrides: dict | None = None) -> list[dict]:
     argv = commands(language, overrides)
     out = []
-    if argv["compile"] is not None:
+    if uses_server(language, overrides):
+        lang = LANGUAGES[language]
+        memory = int((compile_limits or {}).get("job_memory_kb", 1024 * 1024) // 1024)
+        args = list(lang.compile[1:-1])   # tsc's options, without the program's file
+        out.append({"step": "compile", "limits": compile_limits, "argv": argv["compile"], "server": {
+            "argv": ["node", f"--max-old-space-size={memory}", lang.server], "request": {"args": args},
+            "warm_up": {"args": args, "file": lang.source, "source": "const passk: number = 1;\n"}}})
+    elif argv["compile"] is not None:
         out.append({"step": "compile", "argv": argv["compile"], "limits": compile_limits})
     out.append({"step": "run", "argv": argv["run"], "limits": run_limits})
     return out

@@ -13,8 +13,8 @@ and statuses from the exit code and the output:
     typescript  tsc --target esnext FILE; failure: SyntaxError; node FILE.js, as JavaScript
 
 Here it runs in passk's image for the language (the same toolchain versions; as root, no network, no
-other limit: as MultiPL-E's container). Each subprocess has MultiPL-E's timeout (15 s) unless --timeout
-(Go's one step: that + 2 s).
+other limit: as MultiPL-E's container). A compiler has MultiPL-E's timeout (15 s); a program has it
+too unless --timeout says another (Go's one step: that + 2 s).
 
     python3 scripts/multiple_peer.py LANGUAGE PROBLEMS SAMPLES OUT.jsonl [--workers 2] [--timeout 15]
 
@@ -58,6 +58,9 @@ def _node_status(timeout, code, err):
     return "Exception"
 
 
+COMPILE_TIMEOUT_S = 15.0   # MultiPL-E's safe_subprocess default
+
+
 def evaluate(language: str, program: str, timeout: float) -> dict:
     with tempfile.TemporaryDirectory() as d:
         fd, name = tempfile.mkstemp(suffix=SUFFIX[language], dir=d)
@@ -68,7 +71,7 @@ def evaluate(language: str, program: str, timeout: float) -> dict:
         if language in ("cpp", "rust"):
             binary = str(path.with_suffix(""))
             compiler = ["g++", name, "-o", binary, "-std=c++17"] if language == "cpp" else ["rustc", name, "-o", binary]
-            t, code, out, err = run(compiler, timeout)
+            t, code, out, err = run(compiler, COMPILE_TIMEOUT_S)
             if code != 0:
                 return {"status": "SyntaxError", "exit_code": code, "stderr": err[-300:]}
             t, code, out, err = run([binary], timeout)
@@ -87,13 +90,13 @@ def evaluate(language: str, program: str, timeout: float) -> dict:
         if language == "java":
             env["CLASSPATH"] = JAVATUPLES
             outdir = tempfile.mkdtemp(dir=d)
-            t, code, out, err = run(["javac", "-encoding", "UTF8", "-d", outdir, name], timeout, env=env)
+            t, code, out, err = run(["javac", "-encoding", "UTF8", "-d", outdir, name], COMPILE_TIMEOUT_S, env=env)
             if code != 0:
                 return {"status": "SyntaxError", "exit_code": code, "stderr": err[-300:]}
             t, code, out, err = run(["java", "-ea", "-cp", f"{outdir}:{JAVATUPLES}", "Problem"], timeout, env=env)
             return {"status": "Timeout" if t else ("OK" if code == 0 else "Exception"), "exit_code": code, "stderr": err[-300:]}
         if language == "typescript":
-            t, code, out, err = run(["tsc", "--target", "esnext", name], timeout)
+            t, code, out, err = run(["tsc", "--target", "esnext", name], COMPILE_TIMEOUT_S)
             if code != 0:
                 return {"status": "SyntaxError", "exit_code": code, "stderr": (out + err)[-300:]}
             name = name[:-3] + ".js"

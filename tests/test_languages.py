@@ -180,3 +180,50 @@ def test_javascript_s_parse_error_is_a_syntax_error_only_without_a_compile_step(
     report = _report(exit_code=1, stderr_tail=b"SyntaxError: Unexpected token ';'")
     assert _native_label(report, LIMITS, "run", True, False, 0)[:2] == ("failed", "syntax_error")
     assert _native_label(report, LIMITS, "run", True, False, 1)[:2] == ("failed", "runtime_error")
+
+
+SERVER_VS_TSC = r'''
+import json, os, subprocess, sys, tempfile
+programs = json.loads(sys.argv[1])
+server = subprocess.Popen(["node", "/opt/passk/tsc_server.js"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+assert json.loads(server.stdout.readline())["ready"]
+out = []
+for source in programs:
+    server.stdin.write(json.dumps({"args": ["--target", "esnext"], "file": "main.ts", "source": source}) + "\n")
+    server.stdin.flush()
+    got = json.loads(server.stdout.readline())
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, "main.ts"), "w") as f:
+        f.write(source)
+    cli = subprocess.run(["tsc", "--target", "esnext", "main.ts"], cwd=d, capture_output=True, text=True)
+    js = os.path.join(d, "main.js")
+    out.append({"server": [got["exit_code"], got["output"], got["files"].get("main.js")],
+                "tsc": [cli.returncode, cli.stdout, open(js).read() if os.path.exists(js) else None],
+                "library_checked": got.get("library_checked")})
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.docker
+def test_the_typescript_compile_server_gives_what_tsc_gives(tmp_path):
+    """Exit status, diagnostics and emitted JavaScript, program by program, against the tsc command in the
+    same image, including programs whose global names meet the standard library's (checked in full)."""
+    from harness.sandbox.docker import connect
+    from harness.sandbox.images import ensure_image, ensure_language_image
+    client = connect()
+    image = ensure_language_image(client, ensure_image(client), "typescript")["image"]
+    problem = json.loads((ROOT / "problems" / "lang-typescript" / "problems.jsonl").read_text().splitlines()[0])
+    bodies = ["  return a + b;\n}\n", "  return 'x';\n}\n", "  return a +;\n}\n", "  return a + b;\n}\nlet q: number = 'no';\n",
+              "  return a + b;\n}\ninterface String { length: string }\n", "  return a + b;\n}\nvar name: number = 3;\n",
+              "  return a + b;\n}\nfunction escape(x: number) { return x; }\n",
+              "  return a + b;\n}\nexport {};\ndeclare global { interface Array<T> { length: string } }\n",
+              "  return (a as any).foo.bar;\n}\n", "  return a + b;\n}\nimport * as fs from 'fs';\n"]
+    programs = [problem["prompt"] + b + "\n" + problem["tests"] for b in bodies]
+    out = client.containers.run(image, ["-c", SERVER_VS_TSC, json.dumps(programs)], entrypoint="passk-python",
+                                network_mode="none", remove=True, user="0")
+    results = json.loads(out.decode().strip().splitlines()[-1])
+    assert len(results) == len(programs)
+    for body, r in zip(bodies, results):
+        assert r["server"] == r["tsc"], (body, r)
+    assert [r["server"][0] == 0 for r in results] == [True, False, False, False, False, False, False, False, True, False]
+    assert [r["library_checked"] for r in results][4:8] == [True, True, True, True]

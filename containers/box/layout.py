@@ -5,6 +5,7 @@ import os
 
 CANDIDATE_UID = 10001
 TESTER_UID = 10002
+COMPILER_UID = 10003   # a language's compile server (an image that has one adds this user)
 WORK_ROOT = "/tmp/passk"
 SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
 TOOLCHAIN_FILE = "/opt/passk/toolchain.json"   # a language image's compiler and runtime versions

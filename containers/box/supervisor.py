@@ -11,6 +11,7 @@ import time
 from .channels.base import _describe
 from .channels.io import compare
 from .cleanup import remove_tree, scrub
+from .compile_server import CompileServer, ServerGone
 from .framing import Unencodable, recv_msg, recv_with_fds, send_with_fds
 from .layout import TOOLCHAIN_FILE, CANDIDATE_UID, ENV, START, WORK_ROOT
 from .protocol import MARKER_PLACEHOLDER, CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
@@ -67,6 +68,7 @@ class Supervisor:
         self.zygote_memory = None
         self.worker = None  # (pid, socket) of the test worker in use
         self.taught = set()  # problems the zygote has compiled
+        self.servers = {}    # a language's compile servers, by argv
         memory = os.environ.pop(TESTER_MEMORY_ENV, "")
         if memory.isdigit():   # the host says the jobs' memory limit: the tester starts now, not at the first job
             self._worker(max(int(memory), 64))
@@ -206,6 +208,15 @@ class Supervisor:
         steps = build["steps"]
         for index, step in enumerate(steps):
             limits = step.get("limits") or job["limits"]
+            if step.get("server"):
+                report = self._compile_by_server(step["server"], build["source"], source, p_dir, limits)
+                name = step.get("step", f"step{index}")
+                detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
+                detail["compiled_by"] = "server"
+                status, reason, text = _native_label(report, limits, name, False, False, index)
+                if status != "passed":
+                    break
+                continue
             mark_r, mark_w = os.pipe()
             # The candidate's own (a pipe's owner is its maker): the runtimes that cannot write to a bare
             # descriptor (Java) open /proc/self/fd/3, which checks the pipe's owner and mode.
@@ -237,6 +248,39 @@ class Supervisor:
                   "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
                   "verdict_channel": "in_process", "channel_detail": detail}
         return self._finish(result, report, jobdir)
+
+    def _compile_by_server(self, server, file_name, source, p_dir, limits):
+        """A compile step done by the language's compile server: the program's text goes to it, what it
+        emitted is written into the job's directory as the candidate's; a report as a run's."""
+        key = tuple(server["argv"])
+        srv = self.servers.get(key)
+        if srv is None:
+            srv = self.servers[key] = CompileServer(server["argv"], server.get("warm_up"))
+        start = time.monotonic()
+        timed_out, died, reply = False, None, {}
+        try:
+            reply = srv.compile({**server.get("request", {}), "file": file_name, "source": source}, limits["timeout_s"])
+        except TimeoutError:
+            timed_out = True
+        except ServerGone as e:
+            died = e
+        end = time.monotonic()
+        output = str(reply.get("output", "")).encode("utf-8", "replace")
+        if died is not None:
+            output = b"the compiler crashed: " + died.tail[-1500:]
+        code = reply.get("exit_code") if isinstance(reply.get("exit_code"), int) else (None if timed_out else 70)
+        files = reply.get("files") if isinstance(reply.get("files"), dict) else {}
+        if code == 0:
+            for name, text in files.items():
+                if not isinstance(name, str) or "/" in name or name.startswith(".") or not isinstance(text, str):
+                    raise RuntimeError("the compile server named a bad file")
+                _write_file(os.path.join(p_dir, name), text, CANDIDATE_UID)
+        oom = died is not None and b"heap out of memory" in died.tail
+        return {"start": start, "end": end, "timed_out": timed_out, "output_exceeded": False,
+                "memory_exceeded": oom, "memory_pressure": False, "exit_code": code, "signal": None,
+                "cpu_s": None, "peak_memory_kb": None, "job_memory_peak_kb": None,
+                "stdout_bytes": len(output), "stderr_bytes": 0, "stdout_tail": output[-2048:], "stderr_tail": b"",
+                "clean": True, "cleanup_s": 0.0}
 
     def _new_jobdir(self):
         self.count += 1

@@ -70,8 +70,11 @@ RUNSC_MEMORY_HEADROOM_MB = 256
 
 
 def _language_commands(settings: SandboxSettings) -> dict:
-    from ..languages import commands
-    return commands(settings.language, settings.commands)
+    from ..languages import LANGUAGES, commands, uses_server
+    out = commands(settings.language, settings.commands)
+    if uses_server(settings.language, settings.commands):
+        out["compile_server"] = LANGUAGES[settings.language].server
+    return out
 
 
 def is_native(settings: SandboxSettings) -> bool:

@@ -101,11 +101,14 @@ def ensure_image(client, base_image: str = DEFAULT_BASE_IMAGE, rebuild: bool = F
 
 
 def language_tag(sandbox: dict, language: str) -> tuple[str, str]:
-    """(tag, source digest) of a language's image: passk's image plus containers/languages/<language>/."""
-    dockerfile = containers_dir() / "languages" / language / "Dockerfile"
-    if not dockerfile.is_file():
-        raise HarnessError(f"passk has no image for language {language!r} (no {dockerfile})")
-    h = hashlib.sha256(f"{sandbox['image_id']}\0{language}\0".encode() + dockerfile.read_bytes())
+    """(tag, source digest) of a language's image: passk's image plus containers/languages/<language>/ (every
+    file of it)."""
+    folder = containers_dir() / "languages" / language
+    if not (folder / "Dockerfile").is_file():
+        raise HarnessError(f"passk has no image for language {language!r} (no {folder / 'Dockerfile'})")
+    h = hashlib.sha256(f"{sandbox['image_id']}\0{language}\0".encode())
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return f"passk-{language}:{h.hexdigest()[:12]}", h.hexdigest()
 
 

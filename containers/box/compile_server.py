@@ -1,0 +1,130 @@
+"""A language's compile server (TypeScript's tsc, containers/languages/typescript/tsc_server.js): one
+long-lived process per container that compiles one program per request, so that what every compile
+would read and parse again (a standard library's declarations) is read once. It runs as its own user
+(COMPILER_UID: no candidate can signal, trace or write to it), talks only to the supervisor over
+pipes (no socket or file a candidate can reach), and never runs what it compiles. A request that runs
+out of its time kills it; the next request starts another.
+
+Protocol: a JSON line {"ready": true, ...} when it is up; then per request one JSON line in and one out
+(the server's own fields: exit_code, output, files)."""
+
+import json
+import os
+import select
+import signal
+import time
+
+from .layout import CANDIDATE_ENV, COMPILER_UID
+
+MAX_REPLY = 64 << 20
+WARM_UP_S = 120.0
+
+
+class ServerGone(Exception):
+    """The server ended (or sent garbage) while compiling: what it printed last is in `tail`."""
+
+    def __init__(self, why, tail=b""):
+        super().__init__(why)
+        self.tail = tail
+
+
+class CompileServer:
+    def __init__(self, argv, warm_up=None):
+        self.argv = list(argv)
+        self.pid = None
+        self.warm_up = warm_up
+
+    def _spawn(self):
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setsid()
+                os.dup2(in_r, 0)
+                os.dup2(out_w, 1)
+                os.dup2(err_w, 2)
+                os.closerange(3, 4096)
+                os.setgroups([])
+                os.setgid(COMPILER_UID)
+                os.setuid(COMPILER_UID)
+                os.chdir("/")
+                os.execvpe(self.argv[0], self.argv, {**CANDIDATE_ENV, "HOME": "/nonexistent"})
+            finally:
+                os._exit(127)
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+        self.pid, self.stdin, self.stdout, self.stderr = pid, in_w, out_r, err_r
+        os.set_blocking(err_r, False)
+        self.buf = b""
+        deadline = time.monotonic() + WARM_UP_S
+        hello = self._line(deadline)
+        if not hello.get("ready"):
+            raise ServerGone("the compile server did not say it was ready")
+        self.version = hello.get("version")
+        if self.warm_up is not None:   # the first compile's parse and JIT are the server's cost, not a job's
+            self._ask(self.warm_up, deadline)
+
+    def _line(self, deadline):
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the compile server did not answer in time")
+            if not select.select([self.stdout], [], [], left)[0]:
+                continue
+            chunk = os.read(self.stdout, 1 << 20)
+            if not chunk:
+                raise ServerGone("the compile server ended", self._stderr())
+            self.buf += chunk
+            if len(self.buf) > MAX_REPLY:
+                raise ServerGone("the compile server's answer is too large")
+        line, self.buf = self.buf.split(b"\n", 1)
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            raise ServerGone("the compile server sent garbage") from None
+        if not isinstance(msg, dict):
+            raise ServerGone("the compile server sent garbage")
+        return msg
+
+    def _stderr(self):
+        try:
+            return os.read(self.stderr, 65536)
+        except OSError:
+            return b""
+
+    def _ask(self, request, deadline):
+        data = (json.dumps(request) + "\n").encode("utf-8", "surrogatepass")
+        view = memoryview(data)
+        while view:
+            if not select.select([], [self.stdin], [], max(0.0, deadline - time.monotonic()))[1]:
+                raise TimeoutError("the compile server did not take the program in time")
+            try:
+                n = os.write(self.stdin, view[:65536])
+            except BrokenPipeError:
+                raise ServerGone("the compile server ended", self._stderr()) from None
+            view = view[n:]
+        return self._line(deadline)
+
+    def compile(self, request, timeout_s):
+        """The server's reply to one request. TimeoutError (the server is killed) or ServerGone."""
+        if self.pid is None:
+            self._spawn()
+        try:
+            return self._ask(request, time.monotonic() + timeout_s)
+        except (TimeoutError, ServerGone):
+            self.stop()
+            raise
+
+    def stop(self):
+        if self.pid is None:
+            return
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
+        for fd in (self.stdin, self.stdout, self.stderr):
+            os.close(fd)
+        self.pid = None
