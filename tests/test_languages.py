@@ -227,3 +227,25 @@ def test_the_typescript_compile_server_gives_what_tsc_gives(tmp_path):
         assert r["server"] == r["tsc"], (body, r)
     assert [r["server"][0] == 0 for r in results] == [True, False, False, False, False, False, False, False, True, False]
     assert [r["library_checked"] for r in results][4:8] == [True, True, True, True]
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("language", ["java", "rust"])
+def test_the_demo_set_gets_its_exact_labels_under_gvisor(tmp_path, language):
+    """Under runsc a pipe cannot be given to the candidate (the marker goes through a FIFO of its own), and
+    a compile step can leave memory behind; neither may change a label (a regression: a Java compile that
+    left something ended the job as `passed compiled`, its program never run)."""
+    from dataclasses import replace
+    from .conftest import _registered_runtimes
+    if "runsc" not in _registered_runtimes():
+        pytest.skip("runtime runsc is not registered with this Docker engine")
+    samples = ROOT / "problems" / f"lang-{language}" / "samples.jsonl"
+    expected = [json.loads(line) for line in samples.read_text().splitlines()]
+    cfg = replace(_config(tmp_path, language, samples), sandbox=SandboxSettings(workers=2, runtime="runsc"))
+    rows = _rows(evaluate(cfg, progress=False).out_dir)
+    by_task: dict = {}
+    for e in expected:
+        by_task.setdefault(e["name"], []).append(e["expected"])
+    for row in rows:
+        got = row["status"] if row["status"] == "passed" else f"{row['status']} {row['reason']}"
+        assert got == by_task[row["task_id"]][row["sample_index"]], (row["task_id"], row["sample_index"], row["detail"])

@@ -205,6 +205,7 @@ class Supervisor:
         env = {str(k): str(v).replace("{dir}", p_dir) for k, v in (build.get("env") or {}).items()}
         detail = {"language": clean_text(build.get("language", ""), 40)}
         report = None
+        clean = True
         steps = build["steps"]
         for index, step in enumerate(steps):
             limits = step.get("limits") or job["limits"]
@@ -220,7 +221,17 @@ class Supervisor:
             mark_r, mark_w = os.pipe()
             # The candidate's own (a pipe's owner is its maker): the runtimes that cannot write to a bare
             # descriptor (Java) open /proc/self/fd/3, which checks the pipe's owner and mode.
-            os.fchown(mark_w, CANDIDATE_UID, CANDIDATE_UID)
+            try:
+                os.fchown(mark_w, CANDIDATE_UID, CANDIDATE_UID)
+            except PermissionError:
+                # gVisor refuses to chown a pipe: a FIFO of the candidate's in its directory instead
+                os.close(mark_r)
+                os.close(mark_w)
+                fifo = os.path.join(p_dir, f".passk-marker-{index}")
+                os.mkfifo(fifo, 0o600)
+                os.chown(fifo, CANDIDATE_UID, CANDIDATE_UID)
+                mark_r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+                mark_w = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
             try:
                 report = self.watcher.run(p_dir, limits, "exec", program=(list(step["argv"]), env),
                                           marker_fd=mark_w)[0]
@@ -236,7 +247,10 @@ class Supervisor:
             detail[f"{name}_memory_kb"] = max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0)
             last = index == len(steps) - 1
             status, reason, text = _native_label(report, limits, name, last, nonce.encode() in marked, index)
-            if status != "passed" or not report["clean"] or last:
+            # A step that left something (a compiler's stray process, memory under gVisor) does not end the
+            # job: what it left was killed, the program still runs, and the container is replaced after.
+            clean = clean and bool(report["clean"])
+            if status != "passed" or last:
                 break
         detail["steps_run"] = index + 1
         result = {"status": status, "reason": reason, "detail": clean_text(text), "wall_s":
@@ -247,7 +261,7 @@ class Supervisor:
                   "stderr_tail": report["stderr_tail"].decode("utf-8", errors="replace"),
                   "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
                   "verdict_channel": "in_process", "channel_detail": detail}
-        return self._finish(result, report, jobdir)
+        return self._finish(result, dict(report, clean=clean and bool(report["clean"])), jobdir)
 
     def _compile_by_server(self, server, file_name, source, p_dir, limits):
         """A compile step done by the language's compile server: the program's text goes to it, what it
