@@ -45,6 +45,10 @@ class Language:
     # A compile server that does what `compile` does (the same compiler, one long-lived process per
     # container: see box/compile_server.py): its script; used unless a run config changes the command.
     server: str | None = None
+    # A precompiled header, used unless a run config changes the command: (the header a program must
+    # include among its leading #include lines, the compile arguments that pre-include its precompiled
+    # form). See box/build.py: applied only where it cannot change what the program means.
+    pch: tuple | None = None
 
 
 # MultiPL-E's evaluator (evaluation/src/eval_*.py): g++ FILE -o BIN -std=c++17; rustc FILE -o BIN (the
@@ -52,7 +56,8 @@ class Language:
 # node FILE; tsc --target esnext FILE then node FILE.js.
 LANGUAGES = {lang.name: lang for lang in (
     Language("cpp", ("cpp", "c++", "cxx"), ".cpp", "main.cpp",
-             ("g++", "main.cpp", "-o", "main", "-std=c++17"), ("./main",)),
+             ("g++", "main.cpp", "-o", "main", "-std=c++17"), ("./main",),
+             pch=("bits/stdc++.h", ("-include", "/opt/passk/pch/stdc++.h"))),
     Language("rust", ("rs", "rust"), ".rs", "main.rs",
              ("rustc", "main.rs", "-o", "main"), ("./main",)),
     Language("go", ("go", "go_test.go"), ".go", "main_test.go",
@@ -182,6 +187,13 @@ def uses_server(language: str, overrides: dict | None = None) -> bool:
     return lang.server is not None and commands(language, overrides)["compile"] == list(lang.compile)
 
 
+def uses_pch(language: str, overrides: dict | None = None) -> bool:
+    """Whether the compile step may use the language's precompiled header: it has one and the compile
+    command is passk's default."""
+    lang = LANGUAGES[language]
+    return lang.pch is not None and commands(language, overrides)["compile"] == list(lang.compile)
+
+
 def steps(language: str, compile_limits: dict | None, run_limits: dict, overrides: dict | None = None) -> list[dict]:
     argv = commands(language, overrides)
     out = []
@@ -193,6 +205,10 @@ def steps(language: str, compile_limits: dict | None, run_limits: dict, override
             "argv": ["node", f"--max-old-space-size={memory}", lang.server], "request": {"args": args},
             "warm_up": {"args": args, "file": lang.source, "source": "const passk: number = 1;\n"}}})
     elif argv["compile"] is not None:
-        out.append({"step": "compile", "argv": argv["compile"], "limits": compile_limits})
+        step = {"step": "compile", "argv": argv["compile"], "limits": compile_limits}
+        if uses_pch(language, overrides):
+            header, args = LANGUAGES[language].pch
+            step["pch"] = {"header": header, "args": list(args)}
+        out.append(step)
     out.append({"step": "run", "argv": argv["run"], "limits": run_limits})
     return out

@@ -52,13 +52,19 @@ def same(passk: str, peer: str) -> bool:
     return passk == peer
 
 
-def run_language(language: str, tmp: Path, timeout: float, workers: int) -> dict:
+def run_language(language: str, tmp: Path, timeout: float, workers: int, without: tuple = ()) -> dict:
+    """Both harnesses on the language's candidates (leaving out those of the kinds in `without`)."""
     problems = language_samples.SHARED / f"{language_samples.FILES[language]}.jsonl"
     samples = tmp / f"{language}.jsonl"
     if not samples.exists():
         language_samples.main(tmp)
+    suffix = "".join(f"-no-{kind}" for kind in without)
+    if without:
+        kept = [line for line in samples.read_text().splitlines() if json.loads(line)["kind"] not in without]
+        samples = tmp / f"{language}{suffix}.jsonl"
+        samples.write_text("".join(line + "\n" for line in kept))
     kinds = [json.loads(line)["kind"] for line in samples.read_text().splitlines()]
-    out = tmp / f"passk-{language}"
+    out = tmp / f"passk-{language}{suffix}"
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems), "--samples",
                            str(samples), "--out", str(out), "--timeout-s", str(timeout), "--workers", str(workers),
@@ -66,7 +72,7 @@ def run_language(language: str, tmp: Path, timeout: float, workers: int) -> dict
     passk_s = time.monotonic() - start
     if proc.returncode != 0:
         raise SystemExit(f"passk failed on {language}: {proc.stderr[-2000:]}")
-    peer_out = tmp / f"peer-{language}.jsonl"
+    peer_out = tmp / f"peer-{language}{suffix}.jsonl"
     start = time.monotonic()
     peer = multiple_peer.main([language, str(problems), str(samples), str(peer_out), "--workers", str(workers),
                                "--timeout", str(timeout)])

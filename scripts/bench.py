@@ -230,17 +230,25 @@ def main() -> int:
     ap.add_argument("--languages", default=None,
                     help="instead: these languages against MultiPL-E's evaluator (scripts/agreement_languages.py), "
                          "same candidates, 2 workers, 3 s run timeout")
+    ap.add_argument("--mix", choices=("all", "no-loops", "both"), default="both",
+                    help="with --languages: every candidate, or all but the infinite loops, or both")
     args = ap.parse_args()
     if args.languages:
         sys.path.insert(0, str(ROOT / "scripts"))
         import agreement_languages
         tmp = Path(tempfile.mkdtemp(prefix="passk-bench-lang-"))
-        print(f"{'language':12s} {'cands':>6s} {'passk cand/s':>13s} {'MultiPL-E cand/s':>17s} {'ratio':>6s}  agree")
+        mixes = {"all": (), "no-loops": ("loop",)}
+        chosen = list(mixes) if args.mix == "both" else [args.mix]
+        print("mix 'all': every candidate, infinite loops included (each costs the 3 s run timeout in both "
+              "harnesses); 'no-loops': the same without them, what the harness itself costs")
+        print(f"{'language':12s} {'mix':9s} {'cands':>6s} {'passk cand/s':>13s} {'MultiPL-E cand/s':>17s} "
+              f"{'ratio':>6s}  agree")
         for language in args.languages.split(","):
-            r = agreement_languages.run_language(language, tmp, 3.0, 2)
-            mine, theirs = r["candidates"] / r["passk_s"], r["candidates"] / r["peer_s"]
-            print(f"{language:12s} {r['candidates']:6d} {mine:13.2f} {theirs:17.2f} {mine / theirs:6.2f}  "
-                  f"{r['agree']}/{r['candidates']}", flush=True)
+            for mix in chosen:
+                r = agreement_languages.run_language(language, tmp, 3.0, 2, mixes[mix])
+                mine, theirs = r["candidates"] / r["passk_s"], r["candidates"] / r["peer_s"]
+                print(f"{language:12s} {mix:9s} {r['candidates']:6d} {mine:13.2f} {theirs:17.2f} "
+                      f"{mine / theirs:6.2f}  {r['agree']}/{r['candidates']}", flush=True)
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
         return 0

@@ -28,7 +28,7 @@ def box():
     """passk's in-container package, imported on the host for its pure parts (codec, labels, clean-up)."""
     import importlib
     package = importlib.import_module("harness.containers.box")
-    for name in ("candidate", "channels.base", "channels.proxy", "cleanup", "codec", "forkserver", "framing",
+    for name in ("candidate", "channels.base", "channels.proxy", "build", "cleanup", "codec", "forkserver", "framing",
                  "layout", "procs", "supervisor", "tester", "text", "warmup", "watch"):
         importlib.import_module(f"harness.containers.box.{name}")
     return package

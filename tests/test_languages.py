@@ -249,3 +249,78 @@ def test_the_demo_set_gets_its_exact_labels_under_gvisor(tmp_path, language):
     for row in rows:
         got = row["status"] if row["status"] == "passed" else f"{row['status']} {row['reason']}"
         assert got == by_task[row["task_id"]][row["sample_index"]], (row["task_id"], row["sample_index"], row["detail"])
+
+
+@pytest.mark.parametrize("source, used", [
+    ("#include<assert.h>\n#include<bits/stdc++.h>\nlong f() {\n", True),                  # MultiPL-E's prompts
+    ("// a comment\n\n#include <vector>\n#  include <bits/stdc++.h>  // all\nint x;\n", True),
+    ("#include<assert.h>\nlong f() {\n", False),                                          # not included
+    ("#define NDEBUG\n#include<assert.h>\n#include<bits/stdc++.h>\n", False),             # a macro first
+    ("#include<assert.h>\n#define private public\n#include<bits/stdc++.h>\n", False),
+    ("// continued \\\n#include<bits/stdc++.h>\n", False),                                # a comment's continuation
+    ("/* x */\n#include<bits/stdc++.h>\n", False),
+    ('#include "bits/stdc++.h"\n', False),
+    ("int x;\n#include<bits/stdc++.h>\n", False),
+])
+def test_the_precompiled_header_is_used_only_where_the_program_starts_by_including_it(box, source, used):
+    pch = {"header": "bits/stdc++.h", "args": ["-include", "/opt/passk/pch/stdc++.h"]}
+    argv, applied = box.build.compile_argv(["g++", "main.cpp", "-o", "main"], pch, source)
+    assert applied is used
+    assert argv == (["g++", "-include", "/opt/passk/pch/stdc++.h", "main.cpp", "-o", "main"] if used
+                    else ["g++", "main.cpp", "-o", "main"])
+    assert box.build.compile_argv(["g++", "main.cpp"], None, source) == (["g++", "main.cpp"], False)
+
+
+PCH_VS_GXX = r'''
+import json, os, subprocess, sys
+out = []
+for i, program in enumerate(json.loads(sys.argv[1])):
+    open("/tmp/p.cpp", "w").write(program)
+    got = []
+    for extra in ([], ["-include", "/opt/passk/pch/stdc++.h", "-H"]):
+        c = subprocess.run(["g++", *extra, "/tmp/p.cpp", "-o", "/tmp/p", "-std=c++17"], capture_output=True, text=True)
+        r = subprocess.run(["/tmp/p"], capture_output=True, text=True) if c.returncode == 0 else None
+        errors = [l for l in c.stderr.splitlines() if "error:" in l]
+        got.append([c.returncode, errors, r and [r.returncode, r.stdout]])
+        if os.path.exists("/tmp/p"):
+            os.remove("/tmp/p")
+    out.append({"plain": got[0], "pch": got[1], "used": "! /opt/passk/pch/stdc++.h.gch" in c.stderr})
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.docker
+def test_the_precompiled_header_is_valid_for_the_default_flags_and_changes_no_outcome(tmp_path):
+    """In the C++ image: g++ takes the precompiled header (it is not silently ignored for a flag mismatch),
+    and programs that start the way MultiPL-E's do compile to the same errors and run to the same exit
+    code and output with it as without it, with the same compile errors; then through passk, the row
+    says whether it was used."""
+    from harness.sandbox.docker import connect
+    from harness.sandbox.images import ensure_image, ensure_language_image
+    client = connect()
+    image = ensure_language_image(client, ensure_image(client), "cpp")["image"]
+    head = "#include<assert.h>\n#include<bits/stdc++.h>\n"
+    bodies = ["int main() { std::vector<int> v{3, 1, 2}; std::sort(v.begin(), v.end()); printf(\"%d\\n\", v[0]); }\n",
+              "int gcd(int a, int b) { return b ? gcd(b, a % b) : a; }\nint main() { printf(\"%d\\n\", gcd(12, 18)); }\n",
+              "using namespace std;\nint count = 3;\nint main() { assert(count == 4); }\n",
+              "int main() { std::vector<int> v = 3; }\n",
+              "int main() { assert(1 + 1 == 2); std::cout << std::gcd(4, 6) << std::endl; return 7; }\n"]
+    programs = [head + b for b in bodies]
+    out = client.containers.run(image, ["-c", PCH_VS_GXX, json.dumps(programs)], entrypoint="passk-python",
+                                network_mode="none", remove=True, user="0")
+    results = json.loads(out.decode().strip().splitlines()[-1])
+    assert all(r["used"] for r in results), results
+    for body, r in zip(bodies, results):
+        assert r["plain"][0] == r["pch"][0] and r["plain"][2] == r["pch"][2], (body, r)
+        assert [e.split("error:")[-1] for e in r["plain"][1]] == [e.split("error:")[-1] for e in r["pch"][1]], (body, r)
+    assert [r["plain"][0] == 0 for r in results] == [True, True, False, False, True]
+    samples = write_jsonl(tmp_path / "s.jsonl", [
+        {"name": "demo_add", "completion": "    return a + b;\n}\n"},
+        {"name": "demo_add", "solution": "#define PASSK_FIRST 1\n#include<assert.h>\n#include<bits/stdc++.h>\n"
+                                         "long add(long a, long b) {\n    return a + b;\n"}])   # the tests close it
+    outcome = evaluate(_config(tmp_path, "cpp", samples, workers=1), progress=False)
+    rows = _rows(outcome.out_dir)
+    assert [(r["status"], r["channel_detail"].get("precompiled_header")) for r in rows] == [
+        ("passed", "used"), ("passed", "not_used")], rows
+    assert rows[0]["limits"]["commands"]["precompiled_header"] == {
+        "when_included": "bits/stdc++.h", "compile_args": ["-include", "/opt/passk/pch/stdc++.h"]}

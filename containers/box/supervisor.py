@@ -11,6 +11,7 @@ import time
 from .channels.base import _describe
 from .channels.io import compare
 from .cleanup import remove_tree, scrub
+from .build import compile_argv
 from .compile_server import CompileServer, ServerGone
 from .framing import Unencodable, recv_msg, recv_with_fds, send_with_fds
 from .layout import TOOLCHAIN_FILE, CANDIDATE_UID, ENV, START, WORK_ROOT
@@ -232,8 +233,12 @@ class Supervisor:
                 os.chown(fifo, CANDIDATE_UID, CANDIDATE_UID)
                 mark_r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
                 mark_w = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            argv = list(step["argv"])
+            if step.get("pch"):
+                argv, used = compile_argv(argv, step["pch"], source)
+                detail["precompiled_header"] = "used" if used else "not_used"
             try:
-                report = self.watcher.run(p_dir, limits, "exec", program=(list(step["argv"]), env),
+                report = self.watcher.run(p_dir, limits, "exec", program=(argv, env),
                                           marker_fd=mark_w)[0]
                 os.set_blocking(mark_r, False)
                 try:
