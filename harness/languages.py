@@ -23,6 +23,7 @@ it, as in every in-process harness; the row says the channel (`verdict_channel: 
 
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass, field
 
@@ -43,8 +44,12 @@ class Language:
     env: dict = field(default_factory=dict)   # "{dir}": the job's directory
     notes: str = ""
     # A compile server that does what `compile` does (the same compiler, one long-lived process per
-    # container: see box/compile_server.py): its script; used unless a run config changes the command.
-    server: str | None = None
+    # container: see box/compile_server.py): its argv ("{memory_mb}": the compile step's memory limit);
+    # used unless a run config changes the command. It gets the compile command's options (between the
+    # compiler and the file) and `server_args`, which stand for what the command takes from `env`.
+    server: tuple | None = None
+    server_args: tuple = ()
+    server_bytes: bool = False   # it takes the program's bytes (base64), not its text
     # A precompiled header, used unless a run config changes the command: (the header a program must
     # include among its leading #include lines, the compile arguments that pre-include its precompiled
     # form). See box/build.py: applied only where it cannot change what the program means.
@@ -71,10 +76,15 @@ LANGUAGES = {lang.name: lang for lang in (
     Language("java", ("java",), ".java", "Main.java",
              ("javac", "-encoding", "UTF8", "-d", ".", "Main.java"),
              ("java", "-ea", "-cp", ".:/usr/share/java/javatuples.jar", "PasskMain"),
-             env={"CLASSPATH": "/usr/share/java/javatuples.jar"}),
+             env={"CLASSPATH": "/usr/share/java/javatuples.jar"},
+             server=("java", "-Xmx{memory_mb}m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10",
+                     "-XX:MaxHeapFreeRatio=20", "-cp", "/opt/passk/javac",
+                     "PasskJavac", "{workdir}"),
+             server_args=("-classpath", "/usr/share/java/javatuples.jar"), server_bytes=True),
     Language("javascript", ("js", "javascript", "node"), ".js", "main.js", None, ("node", "main.js")),
     Language("typescript", ("ts", "typescript"), ".ts", "main.ts",
-             ("tsc", "--target", "esnext", "main.ts"), ("node", "main.js"), server="/opt/passk/tsc_server.js"),
+             ("tsc", "--target", "esnext", "main.ts"), ("node", "main.js"),
+             server=("node", "--max-old-space-size={memory_mb}", "/opt/passk/tsc_server.js")),
 )}
 
 _BY_NAME = {alias: lang for lang in LANGUAGES.values() for alias in (lang.name, *lang.names)}
@@ -180,6 +190,14 @@ def commands(language: str, overrides: dict | None = None) -> dict:
     return out
 
 
+# What a compile server compiles once when it starts, so that its first compile's cost (parsing, JIT) is
+# not a candidate's.
+WARM_UP = {"typescript": "const passk: number = 1;\n",
+           "java": "import java.util.*;\nclass Problem {\n    public static void main(String[] args) {\n"
+                   "        List<Integer> xs = new ArrayList<>(Arrays.asList(3, 1, 2));\n"
+                   "        Collections.sort(xs);\n        assert xs.get(0) == 1;\n    }\n}\n"}
+
+
 def uses_server(language: str, overrides: dict | None = None) -> bool:
     """Whether the compile step goes to the language's compile server: it has one, and the compile command
     is passk's default (a changed command runs as given)."""
@@ -200,10 +218,15 @@ def steps(language: str, compile_limits: dict | None, run_limits: dict, override
     if uses_server(language, overrides):
         lang = LANGUAGES[language]
         memory = int((compile_limits or {}).get("job_memory_kb", 1024 * 1024) // 1024)
-        args = list(lang.compile[1:-1])   # tsc's options, without the program's file
+        args = list(lang.compile[1:-1]) + list(lang.server_args)   # the command's options, without the file
+        warm_up = {"args": args, "file": lang.source}
+        if lang.server_bytes:
+            warm_up["source_b64"] = base64.b64encode(WARM_UP[language].encode()).decode()
+        else:
+            warm_up["source"] = WARM_UP[language]
         out.append({"step": "compile", "limits": compile_limits, "argv": argv["compile"], "server": {
-            "argv": ["node", f"--max-old-space-size={memory}", lang.server], "request": {"args": args},
-            "warm_up": {"args": args, "file": lang.source, "source": "const passk: number = 1;\n"}}})
+            "argv": [a.replace("{memory_mb}", str(memory)) for a in lang.server], "request": {"args": args},
+            "bytes": lang.server_bytes, "warm_up": warm_up}})
     elif argv["compile"] is not None:
         step = {"step": "compile", "argv": argv["compile"], "limits": compile_limits}
         if uses_pch(language, overrides):

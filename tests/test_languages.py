@@ -324,3 +324,63 @@ def test_the_precompiled_header_is_valid_for_the_default_flags_and_changes_no_ou
         ("passed", "used"), ("passed", "not_used")], rows
     assert rows[0]["limits"]["commands"]["precompiled_header"] == {
         "when_included": "bits/stdc++.h", "compile_args": ["-include", "/opt/passk/pch/stdc++.h"]}
+
+
+SERVER_VS_JAVAC = r'''
+import base64, json, os, subprocess, sys, tempfile
+programs = [base64.b64decode(p) for p in json.loads(sys.argv[1])]
+os.makedirs("/tmp/w", exist_ok=True)
+server = subprocess.Popen(["java", "-cp", "/opt/passk/javac", "PasskJavac", "/tmp/w"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True)
+assert json.loads(server.stdout.readline())["ready"]
+args = ["-encoding", "UTF8", "-d", ".", "-classpath", "/usr/share/java/javatuples.jar"]
+out = []
+for source in programs:
+    server.stdin.write(json.dumps({"args": args, "file": "Main.java", "source_b64": base64.b64encode(source).decode()}) + "\n")
+    server.stdin.flush()
+    got = json.loads(server.stdout.readline())
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, "Main.java"), "wb") as f:
+        f.write(source)
+    cli = subprocess.run(["javac", "-encoding", "UTF8", "-d", ".", "Main.java"], cwd=d, capture_output=True, text=True,
+                         env={**os.environ, "CLASSPATH": "/usr/share/java/javatuples.jar"})
+    classes = {}
+    for root, _, names in os.walk(d):
+        for n in names:
+            if n.endswith(".class"):
+                path = os.path.join(root, n)
+                classes[os.path.relpath(path, d)] = base64.b64encode(open(path, "rb").read()).decode()
+    out.append({"server": [got["exit_code"], got["output"], got["files_b64"]], "javac": [cli.returncode, cli.stderr + cli.stdout, classes]})
+print(json.dumps(out))
+'''
+
+
+@pytest.mark.docker
+def test_the_java_compile_server_gives_what_javac_gives(tmp_path):
+    """Exit status, diagnostics and class files (byte for byte), program by program, against the javac
+    command in the same image: compile errors, warnings, inner and extra classes, a package, bytes that are
+    not UTF-8, a program that uses javatuples."""
+    import base64
+    from harness.sandbox.docker import connect
+    from harness.sandbox.images import ensure_image, ensure_language_image
+    client = connect()
+    image = ensure_language_image(client, ensure_image(client), "java")["image"]
+    problem = json.loads((ROOT / "problems" / "lang-java" / "problems.jsonl").read_text().splitlines()[0])
+    bodies = ["        return a + b;\n", "        return a +;\n", "        return \"x\";\n",
+              "        List l = new ArrayList(); l.add(1); return a + b;\n",             # unchecked: a note, exit 0
+              "        Runnable r = () -> {}; class In { int v = 1; } return a + b + new In().v - 1;\n",
+              "        Pair<Long, Long> p = Pair.with(a, b); return p.getValue0() + p.getValue1();\n",
+              "        String s = \"caf\u00e9 \\u00e9\"; return a + b;\n",
+              "        return a + b; } static int x() { return undefined_name;\n"]
+    programs = [(problem["prompt"] + b + problem["tests"]).encode() for b in bodies]
+    programs.append(b"package p;\nclass Problem { public static void main(String[] a) {} }\n")
+    programs.append((problem["prompt"] + "        String s = \"").encode() + b"\xff\xfe" + (
+        "\"; return a + b;\n" + problem["tests"]).encode())                                 # not UTF-8: an error
+    out = client.containers.run(image, ["-c", SERVER_VS_JAVAC, json.dumps([base64.b64encode(p).decode() for p in programs])],
+                                entrypoint="passk-python", network_mode="none", remove=True, user="0")
+    results = json.loads(out.decode().strip().splitlines()[-1])
+    assert len(results) == len(programs)
+    for program, r in zip(programs, results):
+        assert r["server"] == r["javac"], (program[-300:], r["server"][:2], r["javac"][:2])
+    assert [r["server"][0] == 0 for r in results] == [True, False, False, True, True, True, True, False, True, False]
+    assert "p/Problem.class" in results[8]["server"][2]

@@ -14,7 +14,7 @@ import select
 import signal
 import time
 
-from .layout import CANDIDATE_ENV, COMPILER_UID
+from .layout import CANDIDATE_ENV, COMPILER_UID, WORK_ROOT
 
 MAX_REPLY = 64 << 20
 WARM_UP_S = 120.0
@@ -35,6 +35,13 @@ class CompileServer:
         self.warm_up = warm_up
 
     def _spawn(self):
+        # "{workdir}" in its argv: a directory of its own, which no candidate can read, for a compiler that
+        # needs files (javac); under the supervisor's work root, which clean-up between jobs leaves alone
+        workdir = os.path.join(WORK_ROOT, "compiler")
+        if any("{workdir}" in a for a in self.argv) and not os.path.isdir(workdir):
+            os.mkdir(workdir, 0o700)
+            os.chown(workdir, COMPILER_UID, COMPILER_UID)
+        argv = [a.replace("{workdir}", workdir) for a in self.argv]
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
@@ -50,7 +57,7 @@ class CompileServer:
                 os.setgid(COMPILER_UID)
                 os.setuid(COMPILER_UID)
                 os.chdir("/")
-                os.execvpe(self.argv[0], self.argv, {**CANDIDATE_ENV, "HOME": "/nonexistent"})
+                os.execvpe(argv[0], argv, {**CANDIDATE_ENV, "HOME": "/nonexistent"})
             finally:
                 os._exit(127)
         for fd in (in_r, out_w, err_w):

@@ -1,5 +1,6 @@
 """The supervisor (root): talks to the host, holds job data, never forks a candidate."""
 
+import base64
 import json
 import os
 import platform
@@ -25,6 +26,27 @@ def _write_file(path, text, uid, mode=0o600):
         f.write(text)
     os.chown(path, uid, uid)
     os.chmod(path, mode)
+
+
+def _write_emitted(p_dir, reply):
+    """What a compile server emitted (`files`: text, `files_b64`: bytes), into the job's directory as the
+    candidate's files; a relative name's directories (a Java package's) are made as the candidate's."""
+    for key, decode in (("files", lambda v: v.encode("utf-8", "surrogatepass")), ("files_b64", base64.b64decode)):
+        files = reply.get(key)
+        for name, value in (files.items() if isinstance(files, dict) else ()):
+            parts = name.split("/") if isinstance(name, str) else []
+            if not parts or any(not part or part.startswith(".") for part in parts) or not isinstance(value, str):
+                raise RuntimeError("the compile server named a bad file")
+            where = p_dir
+            for part in parts[:-1]:
+                where = os.path.join(where, part)
+                if not os.path.isdir(where):
+                    _private_dir(where, CANDIDATE_UID)
+            path = os.path.join(where, parts[-1])
+            with open(path, "wb") as f:
+                f.write(decode(value))
+            os.chown(path, CANDIDATE_UID, CANDIDATE_UID)
+            os.chmod(path, 0o600)
 
 
 def _private_dir(path, uid):
@@ -277,8 +299,13 @@ class Supervisor:
             srv = self.servers[key] = CompileServer(server["argv"], server.get("warm_up"))
         start = time.monotonic()
         timed_out, died, reply = False, None, {}
+        request = {**server.get("request", {}), "file": file_name}
+        if server.get("bytes"):   # the program's exact bytes, as the command would read them from its file
+            request["source_b64"] = base64.b64encode(source.encode("utf-8", "surrogatepass")).decode()
+        else:
+            request["source"] = source
         try:
-            reply = srv.compile({**server.get("request", {}), "file": file_name, "source": source}, limits["timeout_s"])
+            reply = srv.compile(request, limits["timeout_s"])
         except TimeoutError:
             timed_out = True
         except ServerGone as e:
@@ -288,13 +315,9 @@ class Supervisor:
         if died is not None:
             output = b"the compiler crashed: " + died.tail[-1500:]
         code = reply.get("exit_code") if isinstance(reply.get("exit_code"), int) else (None if timed_out else 70)
-        files = reply.get("files") if isinstance(reply.get("files"), dict) else {}
         if code == 0:
-            for name, text in files.items():
-                if not isinstance(name, str) or "/" in name or name.startswith(".") or not isinstance(text, str):
-                    raise RuntimeError("the compile server named a bad file")
-                _write_file(os.path.join(p_dir, name), text, CANDIDATE_UID)
-        oom = died is not None and b"heap out of memory" in died.tail
+            _write_emitted(p_dir, reply)
+        oom = died is not None and (b"heap out of memory" in died.tail or b"OutOfMemoryError" in died.tail)
         return {"start": start, "end": end, "timed_out": timed_out, "output_exceeded": False,
                 "memory_exceeded": oom, "memory_pressure": False, "exit_code": code, "signal": None,
                 "cpu_s": None, "peak_memory_kb": None, "job_memory_peak_kb": None,

@@ -73,7 +73,7 @@ def _language_commands(settings: SandboxSettings) -> dict:
     from ..languages import LANGUAGES, commands, uses_pch, uses_server
     out = commands(settings.language, settings.commands)
     if uses_server(settings.language, settings.commands):
-        out["compile_server"] = LANGUAGES[settings.language].server
+        out["compile_server"] = list(LANGUAGES[settings.language].server)
     if uses_pch(settings.language, settings.commands):
         header, args = LANGUAGES[settings.language].pch
         out["precompiled_header"] = {"when_included": header, "compile_args": list(args)}
