@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -37,11 +38,20 @@ SUFFIX = {"cpp": ".cpp", "rust": ".rs", "go": "_test.go", "java": ".java", "java
 
 
 def run(argv, timeout, env=None, cwd=None):
-    try:
-        p = subprocess.run(argv, capture_output=True, timeout=timeout, env=env, cwd=cwd)
-        return False, p.returncode, p.stdout.decode("utf-8", "ignore"), p.stderr.decode("utf-8", "ignore")
-    except subprocess.TimeoutExpired as e:
-        return True, None, (e.stdout or b"").decode("utf-8", "ignore"), (e.stderr or b"").decode("utf-8", "ignore")
+    """As MultiPL-E's safe_subprocess: the command in a session of its own, and on timeout the whole process
+    group killed (`go test` runs the test binary as its child: killing `go` alone would leave it running)."""
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
+                          start_new_session=True) as p:
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            out, err = p.communicate()
+            return True, None, out.decode("utf-8", "ignore"), err.decode("utf-8", "ignore")
+        return False, p.returncode, out.decode("utf-8", "ignore"), err.decode("utf-8", "ignore")
 
 
 def _node_status(timeout, code, err):
