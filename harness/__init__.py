@@ -6,6 +6,7 @@ from .config import Limits, RunConfig, SandboxSettings  # noqa: E402
 from .errors import HarnessError, InputError, PasskError, SandboxUnavailableError  # noqa: E402
 from .evaluator import Evaluator  # noqa: E402
 from .problems import Problem, load_problems  # noqa: E402
+from .ray_executor import RayExecutor  # noqa: E402  (imports Ray only when one is made)
 from .results import ResultRow, read_rows  # noqa: E402
 from .runner import evaluate  # noqa: E402
 from .samples import Sample, load_samples  # noqa: E402
@@ -18,6 +19,7 @@ __all__ = [
     "Limits",
     "PasskError",
     "Problem",
+    "RayExecutor",
     "ResultRow",
     "RunConfig",
     "Sample",

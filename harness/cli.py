@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import __version__
 from .config import Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
-from .constants import DEFAULT_K, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES, TRANSPORTS
+from .constants import DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES, TRANSPORTS
 from .errors import InputError, PasskError
 
 
@@ -112,6 +112,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--transport", choices=TRANSPORTS, default="auto",
                     help="how jobs reach a container: socket (bind-mounted unix socket), attach (Docker's "
                          "attach stream), auto (socket under runc on a local engine)")
+    ev.add_argument("--executor", choices=EXECUTORS, default="local",
+                    help="local: this machine's Docker engine; ray: every node of a Ray cluster (pip install "
+                         "'passk[ray]'), each running --workers warm containers on its own engine")
+    ev.add_argument("--ray-address", default=None,
+                    help="with --executor ray: the cluster to join (default: RAY_ADDRESS, else a new local one)")
     ev.add_argument("--language", default=None,
                     help="the candidates' language (python, cpp, rust, go, java, javascript, typescript; default: "
                          "the problem file's)")
@@ -238,7 +243,8 @@ def cmd_evaluate(args) -> int:
                       output_bytes=args.output_bytes, compile_timeout_s=args.compile_timeout_s,
                       compile_memory_mb=args.compile_memory_mb),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
-                                base_image=args.base_image, transport=args.transport, language=args.language))
+                                base_image=args.base_image, transport=args.transport, language=args.language,
+                                executor=args.executor, ray_address=args.ray_address))
     return _run_config(cfg, progress=_progress(args))
 
 

@@ -7,7 +7,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 
-from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, ISOLATIONS, RUNTIMES, TEST_TRANSPORT_MB, TRANSPORTS
+from .constants import DEFAULT_BASE_IMAGE, DEFAULT_K, EXECUTORS, ISOLATIONS, RUNTIMES, TEST_TRANSPORT_MB, TRANSPORTS
 from .errors import InputError
 from .samples import SampleOptions
 from .scoring import ScoringOptions
@@ -92,6 +92,10 @@ class SandboxSettings:
     # Another language's commands instead of MultiPL-E's: {language: {compile: [argv], run: [argv]}} (either
     # may be left out; compile null: no compile step). Recorded in every row (limits.commands).
     commands: dict | None = None
+    # Where candidates run: "local" (this machine's Docker engine, `workers` at once) or "ray" (every node
+    # of a Ray cluster, each with its own Docker engine and `workers` warm containers; harness/ray_executor.py).
+    executor: str = "local"
+    ray_address: str | None = None      # with "ray": the cluster's address (None: RAY_ADDRESS, else a new local one)
 
     def __post_init__(self):
         if self.runtime not in RUNTIMES:
@@ -105,6 +109,10 @@ class SandboxSettings:
             if not isinstance(self.language, str):
                 raise InputError(f"language must be a string, got {self.language!r}")
             object.__setattr__(self, "language", canonical(self.language))
+        if self.executor not in EXECUTORS:
+            raise InputError(f"executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}")
+        if self.ray_address is not None and (not isinstance(self.ray_address, str) or not self.ray_address):
+            raise InputError(f"ray_address must be an address (host:port, or ray://host:port), got {self.ray_address!r}")
         if self.commands is not None:
             from .languages import check_commands
             check_commands(self.commands)

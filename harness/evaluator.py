@@ -33,6 +33,15 @@ class Stopped(HarnessError):
     """The evaluator was stopped (Ctrl-C, close) before this job ran."""
 
 
+def make_executor(limits: Limits, settings: SandboxSettings, run_id: str):
+    """The executor a run's settings ask for: this machine's Evaluator, or the Ray cluster's
+    (harness/ray_executor.py), which has the same interface."""
+    if settings.executor == "ray":
+        from .ray_executor import RayExecutor
+        return RayExecutor(limits, settings, run_id=run_id)
+    return Evaluator(limits, settings, run_id=run_id)
+
+
 class Evaluator:
     """Owns a sandbox backend and its warm containers from `start()` (or `with`) to `close()`.
 
@@ -69,6 +78,9 @@ class Evaluator:
             return self.facts
         if self._closed:
             raise HarnessError("this Evaluator is closed; make a new one")
+        if self.settings.executor != "local":
+            raise InputError(f"executor {self.settings.executor!r}: use harness.RayExecutor, which has this "
+                             "interface (or harness.evaluator.make_executor)")
         backend = get_backend(self.settings.backend)(self.run_id, self.limits, self.settings)
         try:
             self.facts = backend.prepare()

@@ -251,9 +251,9 @@ def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: st
     sized by `base`; a job may carry stricter or equal limits of its own. Returns the backend's facts.
     With `evaluator` (started, owned by the caller) its warm containers are used and left running.
     On Ctrl-C the jobs already running finish and are handed over, then KeyboardInterrupt propagates."""
-    from .evaluator import Evaluator, Stopped
+    from .evaluator import Stopped, make_executor
 
-    ev = evaluator or Evaluator(base, settings, run_id=run_id)
+    ev = evaluator or make_executor(base, settings, run_id)
     try:
         facts = ev.start()
         if on_prepared is not None:

@@ -41,6 +41,7 @@ class ResultRow:
     verdict_channel: str = ""                    # proxy, in_process or io: who decided the verdict
     channel_detail: dict = field(default_factory=dict)  # e.g. the io rule and how many tests passed
     run_id: str = ""
+    node: str = ""                               # the Ray node it ran on ("" on the local executor)
     finished_at: str = ""
     schema_version: int = SCHEMA_VERSION
 
@@ -118,12 +119,13 @@ def _read(path: Path, tolerate_torn_tail: bool) -> list[ResultRow]:
 
 
 def latest_rows(rows: list[ResultRow]) -> dict[tuple[str, int], ResultRow]:
-    """The row that counts for each candidate: the last one written. An `error` row is superseded
-    by a later attempt of the same candidate; two verdicts for one candidate are an input error."""
+    """The row that counts for each candidate: an `error` row is superseded by a later attempt of the
+    same candidate; a verdict by nothing. A second row with the same verdict (a delivery repeated) is
+    ignored; two different verdicts for one candidate are an input error."""
     latest: dict[tuple[str, int], ResultRow] = {}
     for row in rows:
         prev = latest.get(row.key)
-        if prev is not None and prev.status != ERROR and row.status != ERROR:
+        if prev is not None and prev.status != ERROR and row.status != ERROR and prev.status != row.status:
             raise InputError(f"two verdicts for {row.task_id!r} sample {row.sample_index}: "
                              f"{prev.status} and {row.status}")
         if prev is None or prev.status == ERROR:
@@ -163,16 +165,20 @@ class ResultStore:
         """Candidates a resume does not run again: every verdict, and errors no rerun can change."""
         return {k for k, r in self.rows.items() if r.status != ERROR or r.reason in PERMANENT_ERRORS}
 
-    def append(self, row: ResultRow) -> None:
+    def append(self, row: ResultRow) -> bool:
+        """Write the row; False (nothing written) when the candidate already has a verdict: a cluster
+        delivers at least once, and the first verdict stands."""
+        prev = self.rows.get(row.key)
+        if prev is not None and prev.status != ERROR:
+            return False
         try:
             self._f.write(row.to_json() + "\n")
             self._f.flush()
         except OSError as e:
             raise HarnessError(f"cannot append to {self.path} ({e.strerror or e}); the rows written so far are "
                                "kept: free space and rerun the same command to resume") from None
-        prev = self.rows.get(row.key)
-        if prev is None or prev.status == ERROR:
-            self.rows[row.key] = slim(row)
+        self.rows[row.key] = slim(row)
+        return True
 
     def sync(self) -> None:
         self._f.flush()

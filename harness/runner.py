@@ -15,7 +15,7 @@ from .calibrate import calibrate, calibrated_limits
 from .config import RunConfig
 from .constants import MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
 from .errors import InputError
-from .evaluator import Evaluator
+from .evaluator import Evaluator, make_executor
 from .execute import Job, execute
 from .jsonl import sha256_path
 from .manifest import base_manifest, now, write_json
@@ -54,8 +54,8 @@ def _comparable(config: dict) -> dict:
     c = json.loads(json.dumps(config))
     for key in ("out", "k", "scoring", "generation"):
         c.pop(key, None)
-    c.get("sandbox", {}).pop("workers", None)
-    c.get("sandbox", {}).pop("transport", None)
+    for key in ("workers", "transport", "executor", "ray_address"):   # where it runs, not what a label means
+        c.get("sandbox", {}).pop(key, None)
     return c
 
 
@@ -121,9 +121,13 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     settings = cfg.sandbox
     if settings.language is None:
         settings = replace(settings, language=peek_language(cfg.problems, cfg.problems_format))
-    ev = Evaluator(cfg.limits, settings, run_id=run_id)
+    ev = make_executor(cfg.limits, settings, run_id)
     failed: list = []
     starting = threading.Thread(target=_start_in_background, args=(ev, failed), name="passk-start", daemon=True)
+    if settings.executor == "ray":
+        # in this thread: a local Ray cluster it starts lives only as long as the thread that started it
+        starting = threading.Thread(target=lambda: None)
+        _start_in_background(ev, failed)
     starting.start()
     try:
         problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
@@ -170,6 +174,8 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
             manifest["sandbox"]["image_python"] = facts.get("image_python")
             if facts.get("toolchain"):   # a language image says it when its first container starts
                 manifest["sandbox"]["toolchain"] = facts["toolchain"]
+            if facts.get("lost_nodes"):  # Ray nodes that died during the run (their candidates ran again)
+                manifest["sandbox"]["lost_nodes"] = facts["lost_nodes"]
         finally:
             store.close()
     score = score_rows(list(store.rows.values()), problem_ids=list(problems),

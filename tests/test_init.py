@@ -5,3 +5,21 @@ def test_public_names_are_exactly_all():
     public = {name for name in vars(harness) if not name.startswith("_")}
     modules = {name for name in public if type(getattr(harness, name)).__name__ == "module"}
     assert set(harness.__all__) == (public - modules) | {"__version__"}
+
+
+def test_the_wheel_holds_every_file_the_images_are_built_from(tmp_path):
+    """An installed passk builds its images from the package: a file of containers/ left out of the
+    wheel (package-data) is an image that cannot build (the Java compile server's source was one)."""
+    import subprocess
+    import sys
+    import zipfile
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w",
+                    str(tmp_path), str(root)], check=True, capture_output=True)
+    (wheel,) = tmp_path.glob("passk-*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    wanted = {"harness/containers/" + str(p.relative_to(root / "containers")) for p in (root / "containers").rglob("*")
+              if p.is_file() and "__pycache__" not in p.parts}
+    assert not wanted - names, sorted(wanted - names)
+    assert "harness/ray_executor.py" in names

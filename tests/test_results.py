@@ -26,6 +26,20 @@ def test_torn_last_line_is_dropped_on_resume(tmp_path):
     assert [r.sample_index for r in read_rows(path)] == [0, 1]
 
 
+def test_a_verdict_delivered_twice_is_kept_once(tmp_path):
+    """A cluster delivers at least once: a second verdict for a candidate is not written (the first stands),
+    and a file that holds the same verdict twice still reads."""
+    path = tmp_path / "results.jsonl"
+    store = ResultStore(path)
+    assert store.append(ResultRow("t", 0, "error", reason="infrastructure"))
+    assert store.append(ResultRow("t", 0, "passed", attempt=2))
+    assert not store.append(ResultRow("t", 0, "failed", attempt=3))
+    store.close()
+    assert [r.status for r in read_rows(path)] == ["error", "passed"]
+    path.write_text(ResultRow("t", 0, "passed").to_json() + "\n" + ResultRow("t", 0, "passed", attempt=2).to_json() + "\n")
+    assert {k: (r.status, r.attempt) for k, r in ResultStore(path).rows.items()} == {("t", 0): ("passed", 1)}
+
+
 def test_two_verdicts_for_one_candidate_are_refused(tmp_path):
     path = tmp_path / "results.jsonl"
     path.write_text(ResultRow("t", 0, "passed").to_json() + "\n" + ResultRow("t", 0, "failed").to_json() + "\n")
