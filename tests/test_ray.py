@@ -119,6 +119,36 @@ def test_without_ray_the_executor_says_how_to_install_it(monkeypatch, tmp_path):
 
 
 @pytest.mark.docker
+def test_ctrl_c_cancels_the_remote_work_removes_its_containers_and_the_run_resumes(tmp_path, cluster):
+    import signal
+    import subprocess
+    import sys
+    from .conftest import ROOT
+    c, _ = cluster
+    samples = write_jsonl(tmp_path / "s.jsonl", [json.loads(line) for line in DEMO_SAMPLES.read_text().splitlines()] * 4)
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(DEMO_PROBLEMS), "--samples", str(samples),
+           "--out", str(out), "--timeout-s", "0.5", "--workers", "1", "--no-progress", "--executor", "ray",
+           "--ray-address", c.address]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not results.exists() or results.read_text().count("\n") < 20):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-2000:]
+    assert "Run the same command again to resume" in err and "Traceback" not in err
+    kept = results.read_text().count("\n")
+    assert 20 <= kept < 192
+    run_id = json.loads((out / "manifest.json").read_text())["run_id"]
+    assert not [x for x in _passk_containers() if x.labels.get("org.passk.run", "").startswith(run_id)]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0 and f"reused {kept} from an earlier run" in done.stdout, done.stderr[-2000:]
+    assert len(_rows(out)) == 192
+
+
+@pytest.mark.docker
 def test_a_node_killed_mid_run_loses_no_row_and_blames_no_candidate(tmp_path, cluster):
     """The second node dies (its raylet and workers killed) while it runs candidates: they run again on the
     head node, every candidate is labelled exactly once, none is `error`, and the labels are the local run's."""
