@@ -70,6 +70,7 @@ class Evaluator:
         self._lock = threading.Lock()
         self._counts: dict[str, int] = {}
         self._closed = False
+        self._interrupted = False
 
     # -- lifetime ------------------------------------------------------------------------------
     def start(self) -> dict:
@@ -121,7 +122,10 @@ class Evaluator:
             self._backend.close()
 
     def interrupt(self, timeout: float = 60.0) -> None:
-        """After Ctrl-C: cancel what is queued and let what is running finish (their futures complete)."""
+        """After Ctrl-C: cancel what is queued and let what is running finish (their futures complete).
+        What is submitted afterwards is stopped at once."""
+        with self._lock:
+            self._interrupted = True
         self._cancel_queued()
         if self._pool is not None:
             self._pool.stop.set()
@@ -140,7 +144,11 @@ class Evaluator:
         if self._closed:
             raise HarnessError("this Evaluator is closed")
         future: concurrent.futures.Future = concurrent.futures.Future()
-        self._queue.put((job, future))
+        with self._lock:   # against interrupt(): a job queued after it would wait for a worker that is gone
+            if self._interrupted:
+                future.set_exception(Stopped("the evaluator was interrupted before this job ran"))
+            else:
+                self._queue.put((job, future))
         return future
 
     def submit(self, problem: Problem, program: str, *, limits: Limits | None = None,

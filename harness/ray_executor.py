@@ -45,6 +45,7 @@ BATCH_S = 0.3
 MAX_BATCH = 256
 IN_FLIGHT = 3
 START_TIMEOUT_S = 1800.0 # a node's first start may build its images
+STOP_WAIT_S = 30.0       # when stopping: how long batches in flight may still take to come back
 
 
 def import_ray():
@@ -174,6 +175,7 @@ class RayExecutor(Evaluator):
         self._problem_objs: dict = {}    # task id -> the problem it holds
         self._dispatcher: threading.Thread | None = None
         self._stopping = False
+        self._give_up_at = float("inf")  # once stopping: when to stop waiting for batches in flight
         self._closed = False
         self._owns_ray = False
         self._fatal: BaseException | None = None
@@ -293,6 +295,7 @@ class RayExecutor(Evaluator):
         self._closed = True
         with self._cv:
             self._stopping = True
+            self._give_up_at = min(self._give_up_at, time.monotonic() + STOP_WAIT_S)
             self._cancel_queued()
             self._cv.notify_all()
         if self._dispatcher is not None:
@@ -337,6 +340,7 @@ class RayExecutor(Evaluator):
             while self._inflight and time.monotonic() < deadline:
                 self._cv.wait(0.1)
             self._stopping = True
+            self._give_up_at = min(self._give_up_at, time.monotonic() + STOP_WAIT_S)
             self._cv.notify_all()
 
     # -- submitting ----------------------------------------------------------------------------
@@ -365,7 +369,12 @@ class RayExecutor(Evaluator):
         while True:
             with self._cv:
                 self._fill()
-                if self._stopping and not self._inflight:
+                if self._stopping and (not self._inflight or time.monotonic() > self._give_up_at):
+                    for _, entries, _ in self._inflight.values():   # a node that never answered
+                        for _, future, _ in entries:
+                            if not future.done():
+                                future.set_exception(Stopped("stopped while its node did not answer"))
+                    self._inflight.clear()
                     return
                 if not self._inflight:
                     self._cv.wait(0.5)

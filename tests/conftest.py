@@ -16,6 +16,21 @@ def write_jsonl(path: Path, rows) -> Path:
     return path
 
 
+def interrupt_after_rows(cmd, results: Path, rows: int = 20, timeout: float = 120.0):
+    """Run a passk command, send it SIGINT (Ctrl-C) once `results` holds `rows` rows; (exit code, its
+    stderr, the rows kept)."""
+    import signal
+    import subprocess
+    import time
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and (not results.exists() or results.read_text().count("\n") < rows):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=timeout)
+    return proc.returncode, err, results.read_text().count("\n")
+
+
 @pytest.fixture
 def jsonl(tmp_path):
     def make(name, rows):

@@ -146,30 +146,22 @@ def test_sixteen_workers_on_two_cores_change_no_label(tmp_path):
 
 @pytest.mark.docker
 def test_ctrl_c_stops_cleanly_keeps_rows_and_says_how_to_resume(tmp_path):
-    import signal
-
     import docker
 
     from harness.constants import LABEL_OWNER_PID
-    from .conftest import DEMO_SAMPLES
+    from .conftest import DEMO_SAMPLES, interrupt_after_rows
     rows = [json.loads(line) for line in DEMO_SAMPLES.read_text().splitlines()] * 4
     samples = write_jsonl(tmp_path / "s.jsonl", rows)
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(DEMO_PROBLEMS), "--samples",
            str(samples), "--out", str(out), "--timeout-s", "0.5", "--workers", "2", "--no-progress"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    results = out / "results.jsonl"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and (not results.exists() or results.read_text().count("\n") < 20):
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    code, err, kept = interrupt_after_rows(cmd, out / "results.jsonl", timeout=60)
+    assert code == 130
     assert "Run the same command again to resume" in err and "Traceback" not in err
-    kept = results.read_text().count("\n")
     assert 20 <= kept < 192
     client = docker.from_env()
-    left = client.containers.list(all=True, filters={"label": f"{LABEL_OWNER_PID}={proc.pid}"})
+    left = [c for c in client.containers.list(all=True, filters={"label": LABEL_OWNER_PID})
+            if c.labels.get("org.passk.run") == json.loads((out / "manifest.json").read_text())["run_id"]]
     assert left == []
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0 and f"reused {kept} from an earlier run" in done.stdout

@@ -99,6 +99,34 @@ def test_a_ray_run_resumes_a_local_one(tmp_path, cluster):
     assert sum(1 for r in rows if r["node"]) == 28
 
 
+@pytest.mark.docker
+def test_calibrated_limits_are_measured_once_and_every_ray_row_carries_its_task_s(tmp_path, cluster):
+    from harness.config import CalibrationSettings
+    c, _ = cluster
+    cfg = replace(_config(tmp_path, "run", executor="ray", ray_address=c.address),
+                  calibration=CalibrationSettings(factor=3.0, minimum_s=1.0, repeats=1))
+    outcome = evaluate(cfg, progress=False)
+    table = json.loads((outcome.out_dir / "manifest.json").read_text())["calibration"]
+    rows = _rows(outcome.out_dir)
+    assert len(rows) == 48 and len({r["node"] for r in rows}) == 2
+    for r in rows:
+        assert r["limits"]["calibrated"]["timeout_s"] == table[r["task_id"]]["timeout_s"] == r["limits"]["timeout_s"]
+
+
+@pytest.mark.docker
+def test_a_node_whose_image_is_not_the_driver_s_is_refused(tmp_path, cluster, monkeypatch, capsys):
+    """Labels never mix images: here the driver's own image id is made to differ from the one every node
+    has, so every node is refused, each with one line naming both ids, and the run stops (exit 1)."""
+    from harness import ray_executor
+    c, _ = cluster
+    monkeypatch.setattr(ray_executor.RayExecutor, "_reference_image", lambda self: "sha256:not-this-one")
+    with pytest.raises(HarnessError, match="no Ray node could run the sandbox") as e:
+        evaluate(_config(tmp_path, "run", executor="ray", ray_address=c.address), progress=False)
+    assert e.value.exit_code == 1
+    refused = [line for line in capsys.readouterr().err.splitlines() if line.startswith("passk: refused node")]
+    assert len(refused) == 2 and all("is not the driver's sha256:not-this-one" in line for line in refused)
+
+
 def test_an_unreachable_cluster_stops_the_run_with_one_line(tmp_path):
     cfg = _config(tmp_path, "run", executor="ray", ray_address="127.0.0.1:9")
     start = time.monotonic()
@@ -120,26 +148,18 @@ def test_without_ray_the_executor_says_how_to_install_it(monkeypatch, tmp_path):
 
 @pytest.mark.docker
 def test_ctrl_c_cancels_the_remote_work_removes_its_containers_and_the_run_resumes(tmp_path, cluster):
-    import signal
     import subprocess
     import sys
-    from .conftest import ROOT
+    from .conftest import ROOT, interrupt_after_rows
     c, _ = cluster
     samples = write_jsonl(tmp_path / "s.jsonl", [json.loads(line) for line in DEMO_SAMPLES.read_text().splitlines()] * 4)
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(DEMO_PROBLEMS), "--samples", str(samples),
            "--out", str(out), "--timeout-s", "0.5", "--workers", "1", "--no-progress", "--executor", "ray",
            "--ray-address", c.address]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    results = out / "results.jsonl"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not results.exists() or results.read_text().count("\n") < 20):
-        time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err[-2000:]
+    code, err, kept = interrupt_after_rows(cmd, out / "results.jsonl")
+    assert code == 130, err[-2000:]
     assert "Run the same command again to resume" in err and "Traceback" not in err
-    kept = results.read_text().count("\n")
     assert 20 <= kept < 192
     run_id = json.loads((out / "manifest.json").read_text())["run_id"]
     assert not [x for x in _passk_containers() if x.labels.get("org.passk.run", "").startswith(run_id)]
