@@ -4,6 +4,7 @@ container: prints each program's label and reason as a Markdown table, and the p
 candidate processes left on the machine afterwards (there must be none).
 
     python3 scripts/language_attacks.py [--languages cpp,rust,go,java,javascript,typescript] [--timeout 2]
+                                        [--runtime runc|runsc] [--isolation pooled|fresh]
 """
 
 from __future__ import annotations
@@ -35,13 +36,14 @@ def demo_rows(language: str) -> list[dict]:
     return out
 
 
-def run(language: str, tmp: Path, timeout: float) -> dict:
+def run(language: str, tmp: Path, timeout: float, runtime: str = "runc", isolation: str = "pooled") -> dict:
     samples = tmp / f"{language}.jsonl"
     samples.write_text("".join(json.dumps(r) + "\n" for r in demo_rows(language) + rows(language)))
     out = tmp / f"run-{language}"
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems",
                            str(ROOT / "problems" / f"lang-{language}" / "problems.jsonl"), "--samples", str(samples),
                            "--out", str(out), "--workers", "1", "--timeout-s", str(timeout), "--stop-tokens",
+                           "--runtime", runtime, "--isolation", isolation,
                            "--no-progress", "--k", "1"], capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         raise SystemExit(f"passk failed on {language}: {proc.stderr[-2000:]}")
@@ -57,10 +59,13 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--languages", default=",".join(LANGUAGES))
     ap.add_argument("--timeout", type=float, default=2.0)
+    ap.add_argument("--runtime", choices=("runc", "runsc"), default="runc")
+    ap.add_argument("--isolation", choices=("pooled", "fresh"), default="pooled")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="passk-lang-attacks-"))
     languages = args.languages.split(",")
-    table = {lang: run(lang, tmp, args.timeout) for lang in languages}
+    table = {lang: run(lang, tmp, args.timeout, args.runtime, args.isolation) for lang in languages}
+    print(f"runtime {args.runtime}, isolation {args.isolation}, {args.timeout} s run limit, one worker\n")
     names = list(FROM_DEMO) + [a for a in ATTACKS[languages[0]]]
     expected = {**{k: {v} for k, v in FROM_DEMO.items()}, **EXPECTED}
     print("| program | expected | " + " | ".join(languages) + " |")
