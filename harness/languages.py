@@ -201,15 +201,19 @@ WARM_UP = {"typescript": "const passk: number = 1;\n",
 def uses_server(language: str, overrides: dict | None = None) -> bool:
     """Whether the compile step goes to the language's compile server: it has one, and the compile command
     is passk's default (a changed command runs as given)."""
-    lang = LANGUAGES[language]
-    return lang.server is not None and commands(language, overrides)["compile"] == list(lang.compile)
+    return LANGUAGES[language].server is not None and _default_compile(language, overrides)
 
 
 def uses_pch(language: str, overrides: dict | None = None) -> bool:
     """Whether the compile step may use the language's precompiled header: it has one and the compile
     command is passk's default."""
+    return LANGUAGES[language].pch is not None and _default_compile(language, overrides)
+
+
+def _default_compile(language: str, overrides: dict | None) -> bool:
+    """Whether the run compiles with passk's default command (a changed one runs exactly as given)."""
     lang = LANGUAGES[language]
-    return lang.pch is not None and commands(language, overrides)["compile"] == list(lang.compile)
+    return lang.compile is not None and commands(language, overrides)["compile"] == list(lang.compile)
 
 
 def steps(language: str, compile_limits: dict | None, run_limits: dict, overrides: dict | None = None) -> list[dict]:

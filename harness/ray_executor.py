@@ -140,7 +140,6 @@ class _Node:
         self.workers = max(1, info["workers"])
         self.rate: float | None = None   # rows per second this node has returned (moving average)
         self.batches = 0                 # in flight
-        self.load = 0                    # jobs in flight
 
     @property
     def batch(self) -> int:
@@ -167,12 +166,10 @@ class RayExecutor(Evaluator):
         super().__init__(limits, settings, run_id=run_id, **overrides)
         self.settings = replace(self.settings, executor="ray")
         self._nodes: list[_Node] = []
-        self._lost_nodes: list[dict] = []
         self._queue: collections.deque = collections.deque()   # (job, future, lost dispatches)
         self._cv = threading.Condition()
         self._inflight: dict = {}        # object ref -> (node, items, when sent)
-        self._problem_refs: dict = {}    # task id -> the problem in Ray's object store
-        self._problem_objs: dict = {}    # task id -> the problem it holds
+        self._problem_refs: dict = {}    # task id -> (the problem, its copy in Ray's object store)
         self._dispatcher: threading.Thread | None = None
         self._stopping = False
         self._give_up_at = float("inf")  # once stopping: when to stop waiting for batches in flight
@@ -214,19 +211,12 @@ class RayExecutor(Evaluator):
     def _reference_image(self) -> str | None:
         """The driver's own image id, where the driver has a Docker engine (built or checked here first,
         so that nodes sharing this engine find it); None without one: the first node's is the reference."""
+        from .sandbox.docker import connect, resolve_image
         try:
-            from .sandbox.docker import connect
-            from .sandbox.images import ensure_image, ensure_language_image
-            from .sandbox.docker import is_native
             client = connect()
         except Exception:
             return None
-        if self.settings.image:
-            return client.images.get(self.settings.image).id
-        image = ensure_image(client, self.settings.base_image)
-        if is_native(self.settings):
-            image = ensure_language_image(client, image, self.settings.language)
-        return image["image_id"]
+        return resolve_image(client, self.settings)["image_id"]
 
     def _start_nodes(self) -> None:
         ray = self.ray
@@ -401,17 +391,15 @@ class RayExecutor(Evaluator):
                 # every batch names its problems (in the object store): a node runs its batches
                 # concurrently, in any order
                 task_id = job.problem.task_id
-                ref = self._problem_refs.get(task_id)
-                if ref is None or self._problem_objs.get(task_id) is not job.problem:
-                    ref = self._problem_refs[task_id] = self.ray.put(job.problem)
-                    self._problem_objs[task_id] = job.problem
-                problems[task_id] = ref
+                held = self._problem_refs.get(task_id)
+                if held is None or held[0] is not job.problem:
+                    held = self._problem_refs[task_id] = (job.problem, self.ray.put(job.problem))
+                problems[task_id] = held[1]
                 items.append((task_id, job.sample, job.limits, job.note or None, lost))
                 entries.append((job, future, lost))
             if not items:
                 continue
             ref = node.actor.run_batch.remote(items, problems)
-            node.load += len(items)
             node.batches += 1
             self._inflight[ref] = (node, entries, time.monotonic())
 
@@ -419,7 +407,6 @@ class RayExecutor(Evaluator):
         ray = self.ray
         with self._cv:
             node, entries, sent = self._inflight.pop(ref)
-            node.load -= len(entries)
             node.batches -= 1
         try:
             rows = ray.get(ref)
@@ -441,10 +428,11 @@ class RayExecutor(Evaluator):
         with self._cv:
             if node in self._nodes:
                 self._nodes.remove(node)
-                self._lost_nodes.append({"node": node.name, "why": _first_line(error), "at": now()})
+
                 print(f"passk: lost Ray node {node.name} ({_first_line(error)}); its candidates run again on "
                       f"the {len(self._nodes)} node(s) left", file=sys.stderr)
-                self.facts.setdefault("lost_nodes", []).append(self._lost_nodes[-1])
+                self.facts.setdefault("lost_nodes", []).append({"node": node.name, "why": _first_line(error),
+                                                                "at": now()})
             again = []
             for job, future, lost in entries:
                 if lost + 1 >= self.settings.max_attempts:

@@ -123,12 +123,15 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
         settings = replace(settings, language=peek_language(cfg.problems, cfg.problems_format))
     ev = make_executor(cfg.limits, settings, run_id)
     failed: list = []
-    starting = threading.Thread(target=_start_in_background, args=(ev, failed), name="passk-start", daemon=True)
     if settings.executor == "ray":
         # in this thread: a local Ray cluster it starts lives only as long as the thread that started it
-        starting = threading.Thread(target=lambda: None)
         _start_in_background(ev, failed)
-    starting.start()
+        started = lambda: None   # noqa: E731
+    else:
+        starting = threading.Thread(target=_start_in_background, args=(ev, failed), name="passk-start",
+                                    daemon=True)
+        starting.start()
+        started = starting.join
     try:
         problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
         language = problems_language(problems)
@@ -137,10 +140,10 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
                              f"{settings.language} (sandbox.language / --language)")
         samples = load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)
     except BaseException:
-        starting.join()
+        started()
         ev.close()
         raise
-    starting.join()
+    started()
     if failed:
         ev.close()
         raise failed[0]

@@ -80,6 +80,22 @@ def _language_commands(settings: SandboxSettings) -> dict:
     return out
 
 
+def resolve_image(client, settings: SandboxSettings) -> dict:
+    """The image the settings run candidates in (`image` as given, or passk's, and the language's on it),
+    built if missing: {image, image_id, source_sha256, base_image, ...}."""
+    if settings.image:
+        docker = _docker_module()
+        try:
+            img = client.images.get(settings.image)
+        except docker.errors.ImageNotFound:
+            raise InputError(f"image {settings.image!r} is not on this machine") from None
+        return {"image": settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
+    image = ensure_image(client, settings.base_image)
+    if is_native(settings):
+        image = ensure_language_image(client, image, settings.language)
+    return image
+
+
 def is_native(settings: SandboxSettings) -> bool:
     """Whether the run's candidates are in another language than Python (compiled or run by a toolchain)."""
     return settings.language not in (None, "python")
@@ -365,17 +381,7 @@ class DockerBackend(Backend):
             raise InputError(f"runtime {self.settings.runtime!r} is not registered with the Docker engine "
                              f"(it has: {', '.join(sorted(runtimes))}); see scripts/ensure_docker.sh")
         swept = sweep(self.client)
-        if self.settings.image:
-            docker = _docker_module()
-            try:
-                img = self.client.images.get(self.settings.image)
-            except docker.errors.ImageNotFound:
-                raise InputError(f"image {self.settings.image!r} is not on this machine") from None
-            image = {"image": self.settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
-        else:
-            image = ensure_image(self.client, self.settings.base_image)
-            if is_native(self.settings):
-                image = ensure_language_image(self.client, image, self.settings.language)
+        image = resolve_image(self.client, self.settings)
         self.transport = choose_transport(self.settings, self.client)
         self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
                       "transport": self.transport, "language": self.settings.language or "python",
