@@ -18,7 +18,7 @@ def canonical_jobs(problems: dict[str, Problem], repeats: int, limits: Limits | 
     jobs = []
     for p in problems.values():
         program = p.canonical_program
-        if program is None:
+        if program is None or p.runner == "evalplus":   # EvalPlus tasks have limits of their own
             continue
         for r in range(repeats):
             jobs.append(Job(p, Sample(p.task_id, r, program, "solution", "canonical"), limits))

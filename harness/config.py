@@ -140,6 +140,24 @@ class CalibrationSettings:
 
 
 @dataclass(frozen=True)
+class EvalPlusSettings:
+    """The limits EvalPlus derives from the ground truth (HumanEval+ and MBPP+ problems only; see
+    groundtruth.py): per input max(min_time_limit_s, gt_time_limit_factor x the ground truth's time on it),
+    per check min(task_timeout_s, the sum of those) + 2 s. EvalPlus 0.3.1's defaults: --min-time-limit 1,
+    --gt-time-limit-factor 4, EVALPLUS_TIMEOUT_PER_TASK 60."""
+
+    min_time_limit_s: float = 1.0
+    gt_time_limit_factor: float = 4.0
+    task_timeout_s: float = 60.0
+
+    def __post_init__(self):
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise InputError(f"evalplus {f.name} must be a positive number, got {v!r}")
+
+
+@dataclass(frozen=True)
 class RunConfig:
     problems: str
     samples: str
@@ -153,6 +171,7 @@ class RunConfig:
     problems_format: str | None = None                # force a problem format (None: read it from the fields)
     channel: str = "auto"                             # force proxy or in_process where a problem's tests can run there
     sample_options: SampleOptions = field(default_factory=SampleOptions)  # stop tokens, code extraction
+    evalplus: EvalPlusSettings = field(default_factory=EvalPlusSettings)  # HumanEval+ / MBPP+ time limits
 
     def __post_init__(self):
         if self.channel not in ("auto", "proxy", "in_process"):
@@ -189,7 +208,7 @@ def suggest(name: str, valid) -> str:
 # YAML run configs (`passk run CONFIG.yaml`). Paths in the file are relative to the file itself.
 # ------------------------------------------------------------------------------------------------
 TOP_KEYS = ("problems", "samples", "out", "k", "limits", "sandbox", "scoring", "calibration", "generation",
-            "problems_format", "channel", "sample_options")
+            "problems_format", "channel", "sample_options", "evalplus")
 SCORING_KEYS = ("k_policy", "selection", "seed", "bootstrap")
 
 
@@ -295,6 +314,7 @@ def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
         problems_format=_optional_str(data, "problems_format", p),
         channel=_optional_str(data, "channel", p) or "auto",
         sample_options=_section(SampleOptions, data.get("sample_options") or {}, f"{p}: sample_options"),
+        evalplus=_section(EvalPlusSettings, data.get("evalplus") or {}, f"{p}: evalplus"),
     )
 
 
@@ -318,4 +338,5 @@ def config_from_dict(config: dict) -> RunConfig:
                      calibration=CalibrationSettings(**cal) if cal else None,
                      generation=config.get("generation"), problems_format=config.get("problems_format"),
                      channel=config.get("channel") or "auto",
-                     sample_options=SampleOptions(**(config.get("sample_options") or {})))
+                     sample_options=SampleOptions(**(config.get("sample_options") or {})),
+                     evalplus=EvalPlusSettings(**(config.get("evalplus") or {})))

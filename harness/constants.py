@@ -1,7 +1,7 @@
 """Names that more than one module needs: labels, file names of a run directory, Docker labels.
 The run-directory layout is written down here and nowhere else."""
 
-SCHEMA_VERSION = 2  # 2: rows carry verdict_channel and channel_detail
+SCHEMA_VERSION = 3  # 2: rows carry verdict_channel and channel_detail; 3: base_status (EvalPlus's base verdict)
 
 # Labels of a candidate, and the verdict channels, as the container's contract defines them (one
 # definition, read by both sides). `error` is never a verdict on the candidate: it is a harness or
@@ -20,6 +20,7 @@ REASON_INFRASTRUCTURE = "infrastructure"
 RESULTS_FILE = "results.jsonl"
 SCORE_FILE = "score.json"
 MANIFEST_FILE = "manifest.json"
+GROUND_TRUTH_FILE = "groundtruth.json.gz"   # EvalPlus problems: the ground truth's outputs and times
 
 # Docker objects.
 IMAGE_REPOSITORY = "passk-sandbox"

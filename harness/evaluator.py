@@ -18,7 +18,7 @@ import uuid
 from dataclasses import replace
 from typing import Any, Iterable, Iterator
 
-from .config import Limits, SandboxSettings
+from .config import EvalPlusSettings, Limits, SandboxSettings
 from .errors import HarnessError, InputError
 from .execute import Job, Lane, Pool
 from .problems import Problem
@@ -50,7 +50,7 @@ class Evaluator:
     before anything is evaluated."""
 
     def __init__(self, limits: Limits | None = None, settings: SandboxSettings | None = None, *,
-                 run_id: str | None = None, **overrides):
+                 run_id: str | None = None, evalplus: EvalPlusSettings | None = None, **overrides):
         limit_names = set(Limits.__dataclass_fields__)
         setting_names = set(SandboxSettings.__dataclass_fields__)
         unknown = set(overrides) - limit_names - setting_names
@@ -61,6 +61,9 @@ class Evaluator:
         self.settings = replace(settings or SandboxSettings(),
                                 **{k: v for k, v in overrides.items() if k in setting_names})
         self.run_id = run_id or "api-" + uuid.uuid4().hex
+        self.evalplus = evalplus or EvalPlusSettings()
+        self._truths: dict = {}              # EvalPlus problems: their ground truth, measured once here
+        self._truth_lock = threading.Lock()
         self.facts: dict = {}
         self._queue: queue.Queue = queue.Queue()
         self._threads: list[threading.Thread] = []
@@ -161,7 +164,21 @@ class Evaluator:
             raise InputError(f"a program must be a string, got {type(program).__name__}")
         index = self._next_index(problem.task_id) if sample_index is None else sample_index
         sample = Sample(problem.task_id, index, program, "solution", "api", dict(fields or {}))
+        if problem.runner == "evalplus":
+            return self.submit_job(self._differential_job(problem, sample, limits))
         return self.submit_job(Job(problem, sample, limits))
+
+    def _differential_job(self, problem: Problem, sample: Sample, limits: Limits | None) -> Job:
+        """An EvalPlus task's job: its ground truth is measured in this evaluator's sandbox the first time
+        the problem is submitted (a problem that cannot be judged raises InputError, naming it)."""
+        from . import groundtruth
+        with self._truth_lock:
+            held = self._truths.get(id(problem.differential))
+            if held is None or held[0] is not problem.differential:
+                tasks = groundtruth.measure({problem.task_id: problem}, self.limits, self.settings, self)
+                held = self._truths[id(problem.differential)] = (
+                    problem.differential, groundtruth.GroundTruth("api", tasks, {"source": "measured"}))
+        return groundtruth.judge_job(problem, sample, held[1], self.limits, self.evalplus, limits=limits)
 
     def _next_index(self, task_id: str) -> int:
         with self._lock:
@@ -176,9 +193,10 @@ class Evaluator:
 
     def stream(self, items: Iterable[tuple[Any, Problem, str]]) -> Iterator[tuple[Any, ResultRow]]:
         """Evaluate (your id, problem, program) triples; yields (your id, row) as each finishes."""
-        return self.stream_jobs(
-            (key, Job(problem, Sample(problem.task_id, self._next_index(problem.task_id), program, "solution", "api")))
-            for key, problem, program in items)
+        def job(problem, program):
+            sample = Sample(problem.task_id, self._next_index(problem.task_id), program, "solution", "api")
+            return self._differential_job(problem, sample, None) if problem.runner == "evalplus" else Job(problem, sample)
+        return self.stream_jobs((key, job(problem, program)) for key, problem, program in items)
 
     def stream_jobs(self, keyed_jobs: Iterable[tuple[Any, Job]]) -> Iterator[tuple[Any, ResultRow]]:
         """Yields (key, row) for each (key, Job) as it finishes. A fault the sandbox could not recover

@@ -15,7 +15,7 @@ from typing import Callable
 
 from . import text
 from .config import Limits, SandboxSettings
-from .constants import ERROR, LABELS, REASON_INFRASTRUCTURE
+from .constants import ERROR, FAILED, LABELS, PASSED, REASON_INFRASTRUCTURE, TIMED_OUT
 from .errors import HarnessError, SandboxUnavailableError
 from .manifest import now
 from .progress import Progress
@@ -34,6 +34,7 @@ class Job:
     sample: Sample
     limits: Limits | None = None                                # None: the run's limits
     note: dict = field(default_factory=dict, compare=False)     # recorded in the row's limits (e.g. calibration)
+    differential: dict | None = field(default=None, compare=False)  # EvalPlus: inputs, expected, limits (groundtruth.py)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -101,8 +102,14 @@ class Pool:
                        build={"language": p.language, "source": lang.source, "files": files, "env": lang.env,
                               "steps": languages.steps(p.language, self.backend.compile_limits(job.limits or self.base),
                                                        out["limits"], self.settings.commands)})
+        elif p.runner == "evalplus":
+            if job.differential is None:
+                raise HarnessError(f"{p.task_id}: an EvalPlus task's job needs its ground truth (groundtruth.py)")
+            out.update(prompt="", test="", entry_point=p.entry_point, runner="evalplus", evalplus=job.differential)
+            # the host's deadline: both phases, each possibly run again one input per call
+            out["limits"] = dict(out["limits"], timeout_s=2 * sum(ph["cap_s"] for ph in job.differential["phases"]))
         elif p.channel == "io":
-            out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare)
+            out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare, runner=p.runner)
         else:
             out.update(prompt=p.prompt, test=p.test, entry_point=p.entry_point, runner=p.runner, main=p.main)
         return out
@@ -110,17 +117,18 @@ class Pool:
     def encoded(self, job: Job) -> tuple[dict, bytes]:
         """The job's header (id, limits) and its whole line as sent: the problem's part (tests, prompt,
         limits) is encoded once per problem and limits, not once per candidate."""
-        key = (id(job.problem), job.limits)
+        key = (id(job.problem), job.limits, id(job.differential))
         cached = self._encoded.get(key)
-        if cached is None or cached[0] is not job.problem:
+        if cached is None or cached[0] is not job.problem or cached[3] is not job.differential:
             if len(self._encoded) >= 4096:
                 self._encoded.clear()
             part = self._problem_part(job)
-            cached = self._encoded[key] = (job.problem, part["limits"], json.dumps(part)[1:].encode())
+            cached = self._encoded[key] = (job.problem, part["limits"], json.dumps(part)[1:].encode(),
+                                           job.differential)
         s = job.sample
         ident = f"{s.task_id}#{s.sample_index}"
         line = b"".join((b'{"id": ', json.dumps(ident).encode(), b', "code": ',
-                         json.dumps(job.problem.header + s.program).encode(), b", ", cached[2]))
+                         json.dumps(job.problem.program_text(s.program)).encode(), b", ", cached[2]))
         return {"id": ident, "limits": cached[1]}, line
 
     def run_one(self, job: Job, lane: "Lane"):
@@ -182,6 +190,10 @@ class Pool:
         row.channel_detail = ({text.clean_reason(k): v for k, v in detail.items()
                                if isinstance(v, (int, str, float)) and not isinstance(v, bool)}
                               if isinstance(detail, dict) else {})
+        base_status = result.get("base_status")
+        row.base_status = base_status if base_status in (PASSED, FAILED, TIMED_OUT) else None
+        if isinstance(result.get("truth"), dict) and job.differential is not None and job.differential.get("mode") == "truth":
+            row.ground_truth = result["truth"]
         row.run_id = self.backend.run_id
         row.finished_at = now()
         return row

@@ -75,6 +75,8 @@ def require_str(path: Path, lineno: int, obj: dict, field: str, allow_empty: boo
 def sha256_path(path: Path) -> str:
     """sha256 of a file's bytes, or of a directory's files (sorted relative paths and contents)."""
     path = Path(path)
+    if not path.exists():   # before a run hashes its inputs: one line naming the file, exit 2
+        raise InputError(f"{path}: no such file")
     h = hashlib.sha256()
     if path.is_dir():
         for f in sorted(p for p in path.rglob("*") if p.is_file()):

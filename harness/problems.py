@@ -31,11 +31,20 @@ class Problem:
     solution_is: str = "completion"  # what canonical_solution is: "completion" (after the prompt) or "program"
     aliases: tuple = ()              # other ids samples may use for this task (MBPP's plain numbers)
     notes: dict = field(default_factory=dict, compare=False)
+    differential: object = field(default=None, compare=False, repr=False)   # EvalPlus: formats.evalplus.DifferentialTests
 
     def __post_init__(self):
         if self.channel not in CHANNELS or self.runner not in RUNNERS or self.compare not in COMPARE_RULES:
             raise InputError(f"{self.task_id}: channel {self.channel!r}, runner {self.runner!r} or rule "
                              f"{self.compare!r} is not one passk knows")
+
+    def program_text(self, program: str) -> str:
+        """What runs: the benchmark's header, then the candidate's program (for runner apps_stdin, turned
+        into APPS's `def code():` as APPS's grader turns it)."""
+        if self.runner == "apps_stdin":
+            from .formats.competitive import apps_stdin_program
+            program = apps_stdin_program(program)
+        return self.header + program
 
     @property
     def canonical_program(self) -> str | None:
@@ -56,7 +65,7 @@ def check_test_compiles(path, where: str, task_id: str, test: str) -> None:
 def load_problems(path: str | Path, fmt: str | None = None, channel: str | None = None) -> dict[str, Problem]:
     """Problems in file order, keyed by task id. `fmt` forces a format (else it is read from the fields);
     `channel` forces the verdict channel of every problem whose tests can run there (proxy or in_process:
-    an io problem stays io, another language's stays in_process)."""
+    an io problem stays io, another language's stays in_process, an EvalPlus one proxy)."""
     from dataclasses import replace
 
     from .formats import load
@@ -64,7 +73,10 @@ def load_problems(path: str | Path, fmt: str | None = None, channel: str | None 
     if channel and channel != "auto":
         if channel not in ("proxy", "in_process"):
             raise InputError(f"channel must be auto, proxy or in_process, got {channel!r}")
-        problems = {t: (replace(p, channel=channel) if p.channel != "io" and p.language == "python" else p)
+        # an io problem stays io, another language's in_process, EvalPlus's differential tests proxy (their
+        # comparison must run where the candidate cannot reach it)
+        problems = {t: (replace(p, channel=channel) if p.channel != "io" and p.language == "python"
+                        and p.runner != "evalplus" else p)
                     for t, p in problems.items()}
     return problems
 

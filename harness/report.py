@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import text
-from .constants import DEFAULT_K, LABELS
+from .constants import DEFAULT_K, LABELS, VERDICTS
 
 
 def format_summary(score: dict) -> str:
@@ -23,14 +23,26 @@ def format_summary(score: dict) -> str:
     channels = score.get("verdict_channels") or {}
     if channels:
         lines.append("verdicts by  " + "  ".join(f"{ch} {sum(per.values())}" for ch, per in channels.items()))
+    base = score.get("base")
+    if base:
+        b = base.get("labels", {})
+        lines.append("base    " + "  ".join(f"{label} {b.get(label, 0)}" for label in VERDICTS)
+                     + "   (EvalPlus: status is the plus verdict, base and plus inputs; base is the base inputs')")
     if score["pass_at_k"]:
         lines.append("")
-        lines.append(f"{'k':>5}  {'pass@k':>8}  {'SE':>7}  {'95% CI':>17}  {'of tasks':>12}  exact")
+        title = "plus" if base else "pass@k"
+        head = f"{'k':>5}  {title:>8}  {'SE':>7}  {'95% CI':>17}  {'of tasks':>12}  exact"
+        lines.append(head + (f"{'':8}{'base':>8}  {'SE':>7}  {'of tasks':>12}  exact" if base else ""))
         for k, value in score["pass_at_k"].items():
             u = score.get("pass_at_k_uncertainty", {}).get(k, {})
             ci = f"[{u['ci95'][0]:.4f}, {u['ci95'][1]:.4f}]" if u.get("ci95") else "-"
-            lines.append(f"{k:>5}  {value:>8.4f}  {u.get('se', 0):>7.4f}  {ci:>17}  "
-                         f"{score.get('pass_at_k_tasks', {}).get(k, '-'):>12}  {score['pass_at_k_exact'][k]}")
+            line = (f"{k:>5}  {value:>8.4f}  {u.get('se', 0):>7.4f}  {ci:>17}  "
+                    f"{score.get('pass_at_k_tasks', {}).get(k, '-'):>12}  {score['pass_at_k_exact'][k]}")
+            if base and k in base.get("pass_at_k", {}):
+                bu = base.get("pass_at_k_uncertainty", {}).get(k, {})
+                line = (f"{line:<{len(head)}}{'':8}{base['pass_at_k'][k]:>8.4f}  {bu.get('se', 0):>7.4f}  "
+                        f"{base.get('pass_at_k_tasks', {}).get(k, '-'):>12}  {base['pass_at_k_exact'][k]}")
+            lines.append(line)
     for k, why in score["omitted_k"].items():
         lines.append(f"omitted pass@{k}: {why}")
     for k, sub in score.get("pass_at_k_subset", {}).items():
@@ -70,23 +82,27 @@ def input_hint(score: dict) -> str:
     return ""
 
 
-SCORE_COLUMNS = ("k", "pass_at_k", "exact", "of_tasks", "se", "ci95_low", "ci95_high", "tasks", "note")
+SCORE_COLUMNS = ("k", "pass_at_k", "exact", "of_tasks", "se", "ci95_low", "ci95_high", "tasks", "note", "score")
 
 
 def score_table(score: dict) -> list[list]:
-    """One row per k asked for, reported or omitted (with why), for CSV and Markdown tables."""
+    """One row per k asked for, reported or omitted (with why), for CSV and Markdown tables; for EvalPlus
+    runs one per k and score (plus, then base)."""
     rows = []
     ks = [str(k) for k in score.get("scoring", {}).get("ks", [])] or list(score["pass_at_k"])
-    for k in ks:
-        if k in score["pass_at_k"]:
-            u = score.get("pass_at_k_uncertainty", {}).get(k, {})
-            ci = u.get("ci95") or [None, None]
-            rows.append([k, f"{score['pass_at_k'][k]:.6f}", score["pass_at_k_exact"][k],
-                         score.get("pass_at_k_tasks", {}).get(k, ""), f"{u.get('se', 0):.6f}",
-                         "" if ci[0] is None else f"{ci[0]:.6f}", "" if ci[1] is None else f"{ci[1]:.6f}",
-                         score["num_tasks"], ""])
-        else:
-            rows.append([k, "", "", "", "", "", "", score["num_tasks"], score["omitted_k"].get(k, "not reported")])
+    blocks = [("plus", score), ("base", score["base"])] if score.get("base") else [("", score)]
+    for name, block in blocks:
+        for k in ks:
+            if k in block["pass_at_k"]:
+                u = block.get("pass_at_k_uncertainty", {}).get(k, {})
+                ci = u.get("ci95") or [None, None]
+                rows.append([k, f"{block['pass_at_k'][k]:.6f}", block["pass_at_k_exact"][k],
+                             block.get("pass_at_k_tasks", {}).get(k, ""), f"{u.get('se', 0):.6f}",
+                             "" if ci[0] is None else f"{ci[0]:.6f}", "" if ci[1] is None else f"{ci[1]:.6f}",
+                             score["num_tasks"], "", name])
+            else:
+                rows.append([k, "", "", "", "", "", "", score["num_tasks"],
+                             block["omitted_k"].get(k, "not reported"), name])
     return rows
 
 
@@ -101,7 +117,7 @@ def format_score(score: dict, fmt: str) -> str:
         writer.writerows(score_table(score))
         return buf.getvalue().rstrip("\n")
     doc = Doc()
-    doc.table(["k", "pass@k", "exact", "of tasks", "SE", "95% CI low", "95% CI high", "tasks", "note"],
+    doc.table(["k", "pass@k", "exact", "of tasks", "SE", "95% CI low", "95% CI high", "tasks", "note", "score"],
               score_table(score))
     return doc.markdown().rstrip("\n")
 
@@ -432,6 +448,15 @@ def build_report(run_dir) -> tuple[str, str]:
         "image": f"{limits.get('image', '?')} ({str(limits.get('image_id', '?'))[:19]})",
         "runtime": f"{limits.get('runtime', '?')}, isolation {limits.get('isolation', '?')}",
     }
+    ep = limits.get("evalplus")
+    if isinstance(ep, dict):
+        head["limits"] = (f"EvalPlus's ({ep.get('rule')}): per input max({ep.get('min_time_limit_s')} s, "
+                          f"{ep.get('gt_time_limit_factor')} x the ground truth's time), per check "
+                          f"min({ep.get('task_timeout_s')} s, their sum) + 2 s; memory_mb={limits.get('memory_mb')}, "
+                          f"cpus={limits.get('cpus')}, network={limits.get('network')}")
+        gt = manifest.get("ground_truth") or {}
+        head["ground truth"] = (f"{gt.get('tasks', '?')} tasks, {gt.get('inputs', '?')} inputs, measured in the sandbox "
+                                f"({gt.get('source', '?')}; sha256 {str(gt.get('sha256', '?'))[:12]})")
     gen = manifest.get("config", {}).get("generation")
     if gen:
         head["generation"] = json.dumps(gen, sort_keys=True)
@@ -442,13 +467,29 @@ def build_report(run_dir) -> tuple[str, str]:
     if hint:
         doc.para(Strong("Input"), f": {hint}")
     doc.h2("pass@k")
+    base = score.get("base")
     ks = []
     for k, v in score["pass_at_k"].items():
         u = score["pass_at_k_uncertainty"].get(k, {})
         ci = u.get("ci95")
-        ks.append([k, f"{v:.4f}", score["pass_at_k_exact"][k], score.get("pass_at_k_tasks", {}).get(k, "-"),
-                   f"{u.get('se', 0):.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-"])
-    doc.table(["k", "pass@k", "exact", "of tasks", "SE", "95% CI (bootstrap over tasks)"], ks)
+        row = [k, f"{v:.4f}", score["pass_at_k_exact"][k], score.get("pass_at_k_tasks", {}).get(k, "-"),
+               f"{u.get('se', 0):.4f}", f"[{ci[0]:.4f}, {ci[1]:.4f}]" if ci else "-"]
+        if base:
+            bu = base.get("pass_at_k_uncertainty", {}).get(k, {})
+            bci = bu.get("ci95")
+            row[1:1] = [f"{base['pass_at_k'][k]:.4f}" if k in base["pass_at_k"] else "-"]
+            row += [base["pass_at_k_exact"].get(k, "-"), f"[{bci[0]:.4f}, {bci[1]:.4f}]" if bci else "-"]
+        ks.append(row)
+    if base:
+        doc.para("EvalPlus's two scores, side by side: ", Strong("base"), " counts a candidate that passed the "
+                 "base inputs (the original benchmark's tests); ", Strong("plus"), " one that passed the base and "
+                 "the plus inputs (each row's status).")
+        doc.table(["k", "base pass@k", "plus pass@k", "plus exact", "plus of tasks", "plus SE", "plus 95% CI",
+                   "base exact", "base 95% CI"], ks)
+        for k, why in base["omitted_k"].items():
+            doc.para(f"omitted base pass@{k}: {why}")
+    else:
+        doc.table(["k", "pass@k", "exact", "of tasks", "SE", "95% CI (bootstrap over tasks)"], ks)
     for k, why in score["omitted_k"].items():
         doc.para(f"omitted pass@{k}: {why}")
     for k, sub in score.get("pass_at_k_subset", {}).items():

@@ -36,7 +36,7 @@ def reproduce(run_dir, out, force: bool = False, progress: bool = False, workers
     if changed and not force:
         raise InputError(f"{run_dir}: the {' and '.join(changed)} now hash differently from the run "
                          f"({', '.join(now_hashes[c]['path'] for c in changed)}); pass --force to rerun anyway")
-    outcome = evaluate(cfg, progress=progress, calibration=manifest.get("calibration"))
+    outcome = evaluate(cfg, progress=progress, calibration=manifest.get("calibration"), ground_truth_of=run_dir)
     before = latest_rows(read_rows(run_dir / RESULTS_FILE))
     after = latest_rows(read_rows(Path(out) / RESULTS_FILE))
     diffs = [{"task_id": t, "sample_index": i, "original": before[(t, i)].status,

@@ -42,8 +42,10 @@ class ResultRow:
     channel_detail: dict = field(default_factory=dict)  # e.g. the io rule and how many tests passed
     run_id: str = ""
     node: str = ""                               # the Ray node it ran on ("" on the local executor)
+    base_status: str | None = None               # EvalPlus: the base inputs' verdict (`status` is plus's)
     finished_at: str = ""
     schema_version: int = SCHEMA_VERSION
+    ground_truth: dict | None = None             # a ground-truth job's outputs (never written; groundtruth.py)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -56,7 +58,7 @@ class ResultRow:
                           separators=(",", ":"))
 
 
-ROW_FIELDS = tuple(ResultRow.__dataclass_fields__)
+ROW_FIELDS = tuple(f for f in ResultRow.__dataclass_fields__ if f != "ground_truth")   # what a row file holds
 _FIELD_SET = frozenset(ROW_FIELDS)
 
 
@@ -138,7 +140,7 @@ def slim(row: ResultRow) -> ResultRow:
     candidate in memory, so a long run's memory grows by this little per candidate."""
     return ResultRow(row.task_id, row.sample_index, row.status, reason=row.reason,
                      candidate_sha256=row.candidate_sha256, attempt=row.attempt, sample=row.sample,
-                     verdict_channel=row.verdict_channel)
+                     verdict_channel=row.verdict_channel, base_status=row.base_status)
 
 
 class ResultStore:

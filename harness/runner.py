@@ -11,9 +11,10 @@ import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from . import groundtruth
 from .calibrate import calibrate, calibrated_limits
 from .config import RunConfig
-from .constants import MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
+from .constants import GROUND_TRUTH_FILE, MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
 from .errors import InputError
 from .evaluator import Evaluator, make_executor
 from .execute import Job, execute
@@ -36,10 +37,13 @@ class RunOutcome:
 
 
 def build_jobs(problems: dict[str, Problem], samples: list[Sample], cfg: RunConfig,
-               calibration: dict | None = None) -> list[Job]:
+               calibration: dict | None = None, truth=None) -> list[Job]:
     jobs = []
     for s in samples:
-        if calibration is None:
+        problem = problems[s.task_id]
+        if problem.runner == "evalplus":   # limits from the ground truth, as EvalPlus sets them
+            jobs.append(groundtruth.judge_job(problem, s, truth, cfg.limits, cfg.evalplus))
+        elif calibration is None or s.task_id not in calibration:
             jobs.append(Job(problems[s.task_id], s))
         else:
             entry = calibration[s.task_id]
@@ -106,11 +110,13 @@ def _start_in_background(ev: Evaluator, failed: list) -> None:
         failed.append(e)
 
 
-def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | None = None) -> RunOutcome:
+def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | None = None,
+             ground_truth_of: Path | None = None) -> RunOutcome:
     """Run every candidate not yet finished in cfg.out, then score. `calibration` (per-task limits from
-    an earlier run's manifest) is used instead of measuring again, so a reproduction runs under the
-    same limits. The sandbox is prepared (engine, runtime, image) before anything is written: settings
-    that cannot work leave no run directory behind."""
+    an earlier run's manifest) is used instead of measuring again, and `ground_truth_of` (an earlier run's
+    directory) gives EvalPlus tasks that run's ground truth, so a reproduction runs under the same
+    limits. The sandbox is prepared (engine, runtime, image) and the ground truth measured before
+    anything is written: settings or problems that cannot work leave no run directory behind."""
     out = Path(cfg.out)
     inputs = input_hashes(cfg)
     config = cfg.to_dict()
@@ -152,13 +158,18 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
         if old and "sandbox" in old and old["sandbox"].get("image_id") != facts["image_id"]:
             raise InputError(f"{out}: was started with image {old['sandbox'].get('image_id')}, "
                              f"now {facts['image_id']}; labels would not be comparable; use another --out")
+        truth = _ground_truth(problems, cfg, inputs, ev, facts, out, old, ground_truth_of)
         out.mkdir(parents=True, exist_ok=True)
+        if truth is not None and not (out / GROUND_TRUTH_FILE).exists():
+            groundtruth.write(out / GROUND_TRUTH_FILE, truth)
         store = ResultStore(out / RESULTS_FILE)
         manifest = old or {**base_manifest(config, inputs), "run_id": run_id, "started_at": now()}
         manifest["config"] = config  # the latest resolved config (k and scoring may change on resume)
         if samples.ignored:
             manifest["inputs"]["samples"]["ignored"] = samples.ignored[:200]
         manifest["sandbox"] = {k: v for k, v in facts.items() if k != "swept_containers"}
+        if truth is not None:
+            manifest["ground_truth"] = manifest.get("ground_truth") or truth.summary()
         write_json(out / MANIFEST_FILE, manifest)  # before anything can fail, so a rerun resumes
         try:
             if cfg.calibration is not None:
@@ -167,7 +178,7 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
                     calibration = calibrate(problems, cfg.limits, cfg.sandbox, cfg.calibration, evaluator=ev)
                 manifest["calibration"] = calibration
                 write_json(out / MANIFEST_FILE, manifest)
-            jobs = build_jobs(problems, samples, cfg, calibration if cfg.calibration is not None else None)
+            jobs = build_jobs(problems, samples, cfg, calibration if cfg.calibration is not None else None, truth)
             done = store.finished()
             pending = [j for j in jobs if j.key not in done]
             reused = len(jobs) - len(pending)
@@ -188,3 +199,20 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     manifest["label_counts"] = score["labels"]
     write_json(out / MANIFEST_FILE, manifest)
     return RunOutcome(out, score, len(pending), reused, score["errors_remaining"], samples.ignored)
+
+
+def _ground_truth(problems, cfg, inputs, ev, facts, out: Path, old: dict | None, ground_truth_of: Path | None):
+    """EvalPlus tasks' ground truth: a resumed run's own, a reproduced run's, else the cache's or measured."""
+    if not groundtruth.differential_problems(problems):
+        return None
+    pinned = source = None
+    if old is not None and old.get("ground_truth"):
+        pinned, source = old["ground_truth"]["sha256"], out
+    elif ground_truth_of is not None:
+        from .reproduce import load_manifest
+        original = load_manifest(ground_truth_of).get("ground_truth")
+        if original:
+            pinned, source = original["sha256"], Path(ground_truth_of)
+    return groundtruth.obtain(problems, inputs["problems"]["sha256"], cfg.limits, cfg.sandbox, ev, facts,
+                              run_file=source / GROUND_TRUTH_FILE if source is not None else None,
+                              pinned_sha256=pinned)

@@ -79,11 +79,18 @@ class TaskCounts:
         return {"n": self.n, "c": self.c, "failed": self.failed, "timed_out": self.timed_out, "errors": self.errors}
 
 
-def count_tasks(rows: list[ResultRow], exclude_errors: bool = False) -> dict[str, TaskCounts]:
-    return count_latest(latest_rows(rows), exclude_errors)
+def count_tasks(rows: list[ResultRow], exclude_errors: bool = False, verdict: str = "status") -> dict[str, TaskCounts]:
+    return count_latest(latest_rows(rows), exclude_errors, verdict)
 
 
-def count_latest(latest: dict, exclude_errors: bool = False) -> dict[str, TaskCounts]:
+def has_base(latest) -> bool:
+    """Whether the rows carry a base verdict as well (EvalPlus: `status` is the plus verdict)."""
+    return any(row.base_status is not None for row in latest.values())
+
+
+def count_latest(latest: dict, exclude_errors: bool = False, verdict: str = "status") -> dict[str, TaskCounts]:
+    """Per task (n, c, ...). `verdict` "base": c counts the rows whose base verdict passed (EvalPlus's
+    base score; `status` is its plus verdict)."""
     counts: dict[str, TaskCounts] = {}
     for row in latest.values():
         t = counts.setdefault(row.task_id, TaskCounts())
@@ -92,7 +99,7 @@ def count_latest(latest: dict, exclude_errors: bool = False) -> dict[str, TaskCo
             if exclude_errors:
                 continue
         t.n += 1
-        if row.status == PASSED:
+        if (row.status if verdict == "status" else row.base_status if row.status != ERROR else None) == PASSED:
             t.c += 1
         elif row.status == FAILED:
             t.failed += 1
@@ -330,11 +337,16 @@ def _score_rows(rows: list[ResultRow], problem_ids, opts: ScoringOptions) -> dic
             scored = _score_latest(sub, opts)
             result["generation_groups"][g] = {k: scored[k] for k in (
                 "num_tasks", "num_candidates", "n_min", "n_max", "pass_at_k", "pass_at_k_exact", "pass_at_k_tasks",
-                "omitted_k")}
+                "omitted_k", "base") if k in scored}
         for k in list(result["pass_at_k"]):
             result["omitted_k"][k] = why
         for key in ("pass_at_k", "pass_at_k_exact", "pass_at_k_tasks", "pass_at_k_uncertainty"):
             result[key] = {}
+        if "base" in result:
+            for k in list(result["base"]["pass_at_k"]):
+                result["base"]["omitted_k"][k] = why
+            for key in ("pass_at_k", "pass_at_k_exact", "pass_at_k_tasks", "pass_at_k_uncertainty"):
+                result["base"][key] = {}
         result["mixed_generation"] = why
     if problem_ids is not None:
         sampled = {r.task_id for r in latest.values()}
@@ -374,6 +386,15 @@ def _score_latest(latest: dict, opts: ScoringOptions) -> dict:
         "per_task": {t: counts[t].as_dict() for t in sorted(counts)},
         "diversity": diversity(latest),
     }
+    if has_base(latest):
+        base_counts = count_latest(latest, opts.exclude_errors, verdict="base")
+        base_scored = {t: c for t, c in base_counts.items() if c.n > 0}
+        result["verdict"] = "plus: the base and the plus inputs passed (EvalPlus's plus score); base in 'base'"
+        result["base"] = {"verdict": "base: the base inputs passed (EvalPlus's base score)",
+                          **_pass_at_k_block(base_scored, task_ids, opts.ks, opts, error_count, permanent)}
+        result["base"].pop("pass_at_k_subset", None)
+        result["base"]["labels"] = {label: sum(1 for r in latest.values() if r.status != ERROR and
+                                               (r.base_status or FAILED) == label) for label in (PASSED, FAILED, TIMED_OUT)}
     selected = _selected(latest, task_ids, opts)
     if selected:
         result["selected_answer"] = selected

@@ -260,6 +260,76 @@ def livecodebench_matches(stdout: str, gt: str) -> bool:
     return True
 
 
+_APPS_DRIVER = r'''
+# APPS eval/testing_util.py's standard-input path, transcribed: the program's lines go into def code()
+# of a module named tmp_sol; each test calls it with sys.stdin, its methods and open patched in that
+# file's decorator order, stdout captured as a list of lines; SystemExit ends the call as a return.
+import json, sys, types
+from io import StringIO
+from unittest.mock import patch, mock_open
+header, program, inputs = json.loads(sys.stdin.read())
+new_test = []
+for x in program.split("\n"):
+    new_test.append(x + "\n" if x.startswith("from ") or x.startswith("import ") else "\t" + x + "\n")
+body, started = "", False
+for i in new_test:
+    if i.startswith("\t") and not started:
+        body += "stdin = sys.stdin\nstdout = sys.stdout\ndef code():\n" + i
+        started = True
+    elif started and (i.startswith("from ") or i.startswith("import ")):
+        body += "\t" + i
+    else:
+        body += i
+real_stdout = sys.stdout
+module = types.ModuleType("tmp_sol")
+sys.modules["tmp_sol"] = module
+try:
+    exec(header + body, module.__dict__)
+    method = getattr(module, "code")
+except BaseException:
+    real_stdout.write(json.dumps(None))
+    sys.exit(0)
+outputs = []
+for text in inputs:
+    lines = iter(text.split("\n"))
+    @patch("builtins.open", mock_open(read_data=text))
+    @patch("sys.stdin", StringIO(text))
+    @patch("sys.stdin.readline", lambda *args: next(lines))
+    @patch("sys.stdin.readlines", lambda *args: text.split("\n"))
+    @patch("sys.stdin.read", lambda *args: text)
+    def inner(m):
+        try:
+            return m()
+        except SystemExit:
+            pass
+    buf = StringIO()
+    buf.close = lambda x: 1
+    sys.stdout = buf
+    try:
+        inner(method)
+        got = buf.getvalue()
+    except Exception:
+        got = None
+    sys.stdout = real_stdout
+    outputs.append(got)
+real_stdout.write(json.dumps(outputs))
+'''
+
+
+def apps_stdin_reference(header: str, program: str, tests, timeout: float) -> bool:
+    """APPS's own grader for a stdin program: every test in one process, as its run_test does (the
+    driver above); a test passes when the call raised nothing and the captured output matches."""
+    with tempfile.TemporaryDirectory() as d:
+        try:
+            p = subprocess.run([sys.executable, "-c", _APPS_DRIVER], capture_output=True, cwd=d,
+                               input=json.dumps([header, program, [i for i, _ in tests]]).encode(),
+                               timeout=timeout * len(tests))
+            outputs = json.loads(p.stdout.decode("utf-8", "replace") or "null")
+        except (subprocess.TimeoutExpired, ValueError):
+            return False
+    return outputs is not None and all(o is not None and apps_matches(o, want) for o, (_, want) in zip(outputs, tests))
+
+
 def stdin_reference(program: str, tests, rule, timeout: float) -> bool:
     for stdin, expected in tests:
         code, out = run_python(program, stdin, timeout)
@@ -346,10 +416,17 @@ VARIANTS = {   # name -> code that turns the correct program's stdout `_out` int
     "wrong_number": f"_o = _re.sub(r'{_NUM}', lambda m: str(int(float(m.group())) + 1), _out, count=1) if _re.search(r'{_NUM}', _out) else _out + 'X'",
     "exit_0_after_printing": "_o = _out\n_after = 'exit'",
     "crash_after_printing": "_o = _out\n_after = 'crash'",
+    "main_guard": "",      # (variant_program: the program itself, rewritten)
+    "stdin_buffer": "",
 }
 
 
 def variant_program(correct: str, variant: str) -> str:
+    if variant == "main_guard":     # the work under `if __name__ == "__main__":`
+        return "def _main():\n" + textwrap.indent(correct, "    ") + "\nif __name__ == '__main__':\n    _main()\n"
+    if variant == "stdin_buffer":   # input read through sys.stdin.buffer
+        return ("import sys as _sys, io as _io\n_sys.stdin = _io.TextIOWrapper(_io.BytesIO(_sys.stdin.buffer.read()))\n"
+                + correct)
     return ("import sys as _sys, io as _io, re as _re\n_real = _sys.stdout\n_sys.stdout = _buf = _io.StringIO()\n"
             f"exec(compile({correct!r}, '<main>', 'exec'), {{'__name__': '__main__'}})\n"
             "_sys.stdout = _real\n_out = _buf.getvalue()\n_after = ''\n"
@@ -449,6 +526,8 @@ def competitive_cases(fmt: str, work: Path, timeout: float) -> tuple[dict, list[
             if call:
                 ref = (lambda t, prog=program, c=call: call_reference(header, prog, c[0], c[1],
                                                                        "apps" if fmt == "apps" else "lcb", t))
+            elif fmt == "apps":
+                ref = (lambda t, prog=program, tests=stdin_tests: apps_stdin_reference(header, prog, tests, t))
             else:
                 full = header + "\n" + program if header else program
                 ref = (lambda t, prog=full, tests=stdin_tests: stdin_reference(prog, tests, RULES[fmt], t))

@@ -8,7 +8,7 @@ import pytest
 
 from harness.cli import main
 
-from .conftest import write_jsonl
+from .conftest import ROOT, write_jsonl
 
 
 def rows(task, n, c):
@@ -133,3 +133,17 @@ def test_evaluate_takes_the_transport_and_records_it(tmp_path, jsonl):
     assert manifest["sandbox"]["transport"] == "attach" and manifest["config"]["sandbox"]["transport"] == "attach"
     assert main(["evaluate", "--problems", str(problems), "--samples", str(samples), "--out", str(out),
                  "--transport", "tcp"]) == 2
+
+
+@pytest.mark.parametrize("which", ["samples", "problems"])
+def test_a_missing_input_file_is_one_line_and_exit_2_not_a_traceback(tmp_path, which):
+    # the run hashed its inputs before checking they exist: a traceback and exit 1
+    files = {"problems": str(ROOT / "problems" / "demo" / "problems.jsonl"),
+             "samples": str(ROOT / "problems" / "demo" / "samples.jsonl")}
+    files[which] = "nosuch.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", files["problems"],
+                           "--samples", files["samples"], "--out", str(tmp_path / "run")],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip() == "passk: nosuch.jsonl: no such file"
+    assert not (tmp_path / "run").exists()

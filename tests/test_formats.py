@@ -241,3 +241,18 @@ def test_samples_keyed_by_a_plain_mbpp_number(jsonl):
     rows = load_samples(jsonl("s.jsonl", [{"task_id": 1, "solution": "x"}, {"task_id": "Mbpp/1", "solution": "y"}]),
                         problems)
     assert [(s.task_id, s.sample_index) for s in rows] == [("Mbpp/1", 0), ("Mbpp/1", 1)]
+
+
+def test_apps_stdin_programs_are_rewritten_as_apps_grader_rewrites_them():
+    from harness.formats.competitive import apps_stdin_program
+    program = "import sys\nfrom math import gcd\nn = int(input())\nimport os\nif __name__ == '__main__':\n    print(n)"
+    assert apps_stdin_program(program) == (
+        "import sys\nfrom math import gcd\nstdin = sys.stdin\nstdout = sys.stdout\ndef code():\n"
+        "\tn = int(input())\n\timport os\n\tif __name__ == '__main__':\n\t    print(n)\n")
+    problems = load_problems(ROOT / "problems" / "apps" / "problems.jsonl")
+    stdin = [p for p in problems.values() if p.channel == "io"]
+    assert stdin and {p.runner for p in stdin} == {"apps_stdin"}
+    text = stdin[0].program_text("print(1)\n")
+    assert text.startswith(stdin[0].header) and text.endswith("def code():\n\tprint(1)\n\t\n")
+    called = [p for p in problems.values() if p.channel != "io"][0]
+    assert called.program_text("x = 1\n") == called.header + "x = 1\n"   # call-based programs run as written

@@ -15,7 +15,9 @@ from .conftest import ROOT
 from .test_formats import SETS
 
 EXPECTED = {"correct": "passed", "correct_trailing_space": "passed", "correct_lowercase": "passed",
-            "wrong": "failed", "syntax": "failed", "loop": "timed_out"}
+            "correct_open_zero": "passed", "wrong": "failed", "syntax": "failed", "loop": "timed_out",
+            # what APPS's grader does to these two (it runs stdin programs in its own process): rule apps
+            "apps_main_guard": "failed", "apps_stdin_buffer": "failed"}
 
 
 def _kind(sample):
@@ -46,6 +48,18 @@ def test_each_candidate_of_a_shipped_set_gets_the_label_of_its_kind(results, nam
     labels = collections.Counter(row.status for row in rows.values())
     assert labels["passed"] and labels["failed"] and labels["timed_out"] and not labels["error"]
     assert all(row.verdict_channel in ("proxy", "io", "in_process") for row in rows.values())
+
+
+def test_apps_runs_a_stdin_program_as_its_grader_does(results):
+    # Under APPS's grader the program is the body of code() in a module named tmp_sol (a __main__ block
+    # does not run: nothing is printed) and sys.stdin is a StringIO (no .buffer); open(0) is a mock of
+    # the input. A plain process passed the first two, which APPS's published numbers count as failures.
+    rows = {key[3]: row for key, row in results.items() if key[0] == "apps" and key[1] == "APPS/5000"}
+    assert (rows["apps_main_guard"].status, rows["apps_main_guard"].reason) == ("failed", "wrong_answer")
+    assert (rows["apps_stdin_buffer"].status, rows["apps_stdin_buffer"].reason) == ("failed", "runtime_error")
+    assert "AttributeError" in rows["apps_stdin_buffer"].detail
+    assert rows["correct_open_zero"].status == rows["correct"].status == "passed"
+    assert {row.channel_detail.get("runner") for row in rows.values()} == {"apps_stdin"}
 
 
 def test_io_rows_name_their_rule_and_the_first_failing_test(results):

@@ -42,7 +42,17 @@ CHANNELS = ("proxy", "in_process", "io")
 #   check     the test code defines check(candidate); it is called with the entry point (HumanEval)
 #   script    the test code checks by itself when it runs: asserts, or test_check() (MBPP, MultiPL-E)
 #   unittest  the test code defines unittest.TestCase classes; they are run (BigCodeBench)
-RUNNERS = ("check", "script", "unittest")
+# and how an io program runs:
+#   script      a fresh process runs it as __main__ for each test (CodeContests, LiveCodeBench, native)
+#   apps_stdin  as APPS's grader runs a stdin program: its lines inside `def code():` of a module named
+#               tmp_sol, called with sys.stdin a StringIO of the input, open() a mock of it, and stdout
+#               captured (candidate.run_apps_stdin)
+#   evalplus    (proxy) EvalPlus's differential tests: the entry point called on each input, its return
+#               compared with the ground truth's by EvalPlus's rule (channels/differential.py); a
+#               job runs one phase (base or plus inputs) per candidate process
+RUNNERS = ("check", "script", "unittest", "apps_stdin", "evalplus")
+# The sidecar file of an io job's program that names a runner other than `script` (in its directory).
+IO_RUNNER_FILE = "io.json"
 
 # How the io channel compares a program's output with the expected one (channels/io.py):
 COMPARE_RULES = ("strict", "apps", "codecontests", "livecodebench")

@@ -2,6 +2,7 @@
 
 import base64
 import json
+import math
 import os
 import platform
 import signal
@@ -16,7 +17,7 @@ from .build import compile_argv
 from .compile_server import CompileServer, ServerGone
 from .framing import Unencodable, recv_msg, recv_with_fds, send_with_fds
 from .layout import TOOLCHAIN_FILE, CANDIDATE_UID, ENV, START, WORK_ROOT
-from .protocol import MARKER_PLACEHOLDER, CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
+from .protocol import IO_RUNNER_FILE, MARKER_PLACEHOLDER, CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
 from .text import clean_text
 from .watch import Watcher
 
@@ -163,6 +164,11 @@ class Supervisor:
         limits, rule, tests = job["limits"], job.get("compare", "strict"), job.get("tests") or []
         if rule not in COMPARE_RULES:
             raise ValueError(f"unknown comparison rule {rule!r}")
+        runner = job.get("runner") or "script"
+        if runner not in ("script", "apps_stdin"):
+            raise ValueError(f"unknown io runner {runner!r}")
+        if runner != "script":
+            _write_file(os.path.join(p_dir, IO_RUNNER_FILE), json.dumps({"runner": runner}), CANDIDATE_UID)
         status, reason, detail = "passed", "tests_completed", f"{len(tests)} tests"
         wall = cpu = 0.0
         peak = 0
@@ -196,7 +202,8 @@ class Supervisor:
                   "stderr_tail": report["stderr_tail"].decode("utf-8", errors="replace"),
                   "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
                   "verdict_channel": "io",
-                  "channel_detail": {"compare": rule, "tests_passed": passed, "tests_total": len(tests)}}
+                  "channel_detail": {"compare": rule, "runner": runner, "tests_passed": passed,
+                                     "tests_total": len(tests)}}
         if status != "passed":
             result["channel_detail"]["failed_test"] = passed   # the index of the test that decided
         return self._finish(result, report, jobdir)
@@ -339,11 +346,64 @@ class Supervisor:
             return self.run_io(job)
         if job.get("build"):
             return self.run_native(job)
+        if job.get("runner") == "evalplus":
+            return self.run_evalplus(job)
+        return self._run_proxy(job, channel)
+
+    def run_evalplus(self, job):
+        """EvalPlus's differential tests (proxy): its two checks, base then plus inputs, each in a new
+        candidate process with its own wall-clock limit (EvalPlus's per-check cap), the per-input limits
+        judged by the test process (channels/differential.py). Plus runs only after base passed: the
+        row's status is the plus verdict (both passed), base's is kept as `base`. A phase whose batch
+        could not prove its inputs in time is run again one input per call."""
+        ev = job["evalplus"]
+        phases, results = [], []
+        for phase in ev["phases"]:
+            if not phase["inputs"]:
+                continue
+            cap = float(phase["cap_s"])
+            limits = dict(job["limits"], timeout_s=cap, cpu_time_s=int(math.ceil(cap)) + 1)
+            spec = {"mode": ev["mode"], "phase": phase["phase"], "inputs": phase["inputs"],
+                    "expected": phase.get("expected"), "limits": phase.get("limits"), "oracle": ev["oracle"],
+                    "dataset": ev["dataset"], "atol": ev["atol"], "batch": True}
+            result = self._run_proxy(job, "proxy", spec, limits)
+            if result["reason"] == "rerun_unbatched":
+                result = self._run_proxy(job, "proxy", dict(spec, batch=False), limits)
+                result["channel_detail"]["rerun"] = phase["phase"]
+            phases.append(phase["phase"])
+            results.append(result)
+            if result["status"] != "passed":
+                break
+        if not results:
+            return {"status": "error", "reason": "problem_error", "detail": "an EvalPlus task with no inputs",
+                    "verdict_channel": "proxy", "channel_detail": {"runner": "evalplus"}, "healthy": True}
+        last = results[-1]
+        out = dict(last)
+        for key in ("wall_s", "cpu_s", "test_cpu_s"):
+            values = [r.get(key) for r in results if isinstance(r.get(key), (int, float))]
+            out[key] = round(sum(values), 6) if values else None
+        out["peak_memory_kb"] = max((r.get("peak_memory_kb") or 0 for r in results), default=0)
+        out["healthy"] = all(r.get("healthy") for r in results)
+        out["leftover_paths"] = [p for r in results for p in r.get("leftover_paths") or []][:20]
+        detail = {"runner": "evalplus", "phases_run": ",".join(phases)}
+        for r in results:
+            detail.update(r.get("channel_detail") or {})
+        base = results[0] if phases[0] == "base" else None
+        out["base_status"] = base["status"] if base is not None else "passed"   # no base inputs: nothing failed
+        if ev["mode"] == "truth":
+            out["truth"] = {ph: r.get("truth") for ph, r in zip(phases, results)}
+        out["channel_detail"] = detail
+        out["verdict_channel"] = "proxy"
+        return out
+
+    def _run_proxy(self, job, channel, evalplus=None, limits=None):
         jobdir, p_dir = self._job_dir(job)
-        limits = job["limits"]
+        limits = limits or job["limits"]
         verdicts = self._worker(max(limits["memory_mb"], 64))
         spec = {"prompt": job.get("prompt", ""), "test": job["test"], "entry_point": job.get("entry_point"),
                 "runner": job.get("runner", "check"), "channel": channel}
+        if evalplus is not None:
+            spec["evalplus"] = evalplus
         if channel == "in_process":  # the tests go to the candidate; its report must carry this job's nonce
             spec["nonce"] = os.urandom(16).hex()
             _write_file(os.path.join(p_dir, "inproc.json"),
@@ -351,7 +411,7 @@ class Supervisor:
                                     "main": bool(job.get("main")), "nonce": spec["nonce"]}), CANDIDATE_UID)
         key = (spec["prompt"], spec["test"])
         if key not in self.taught and len(self.taught) < 512:
-            send_with_fds(self.zygote, [], {"op": "learn", **spec})  # no answer: workers forked later inherit it
+            send_with_fds(self.zygote, [], {"op": "learn", "prompt": spec["prompt"], "test": spec["test"]})  # no answer: workers forked later inherit it
             self.taught.add(key)
         for_cand, for_test = socket.socketpair()
         send_with_fds(verdicts, [for_test.fileno()], spec)
@@ -400,6 +460,10 @@ class Supervisor:
         result["channel_detail"] = {"runner": spec["runner"]}
         if credit:
             result["channel_detail"]["transport_s"] = round(credit, 3)
+        if verdict is not None and result["reason"] == verdict["reason"]:   # the tests' verdict stood
+            result["channel_detail"].update(verdict.get("extra") or {})
+            if verdict.get("truth") is not None:
+                result["truth"] = verdict["truth"]
         return self._finish(result, report, jobdir)
 
     def _finish(self, result, report, jobdir):
@@ -530,8 +594,12 @@ def _checked_verdict(msg):
     if not isinstance(msg, dict) or msg.get("status") not in ("passed", "failed", "error") \
             or not isinstance(msg.get("t_end"), (int, float)):
         raise ValueError("malformed verdict")
+    extra = msg.get("extra") if isinstance(msg.get("extra"), dict) else {}
     return {"status": msg["status"], "reason": clean_text(msg.get("reason", ""), 120),
             "detail": clean_text(msg.get("detail", "")), "t_end": float(msg["t_end"]),
+            "extra": {clean_text(str(k), 40): (v if isinstance(v, (int, float)) and not isinstance(v, bool)
+                                               else clean_text(str(v), 200)) for k, v in list(extra.items())[:20]},
+            "truth": msg.get("truth") if isinstance(msg.get("truth"), dict) else None,
             "test_cpu_s": msg.get("test_cpu_s") if isinstance(msg.get("test_cpu_s"), (int, float)) else None,
             "transport_s": msg.get("transport_s") if isinstance(msg.get("transport_s"), (int, float)) else 0.0,
             "retire": bool(msg.get("retire"))}

@@ -8,6 +8,7 @@ import socket
 import sys
 import time
 
+from .channels import differential  # noqa: F401 (loaded in the zygote: its workers do not import it)
 from .channels.base import Verdict, _describe
 from .channels.proxy import CLOCK, TestNamespace, _compiled, run_test
 from .framing import recv_with_fds, send_msg, send_with_fds

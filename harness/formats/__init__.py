@@ -34,7 +34,7 @@ def register(fmt: Format) -> Format:
 def formats() -> dict[str, Format]:
     # every module, every time (imports are cached): importing one format module alone must not leave
     # the registry holding only that module's formats
-    from . import competitive, humaneval, mbpp, multipl_e, native, unittests  # noqa: F401 (they register)
+    from . import competitive, evalplus, humaneval, mbpp, multipl_e, native, unittests  # noqa: F401 (they register)
     return dict(_FORMATS)
 
 
@@ -95,6 +95,15 @@ def require(where: str, obj: dict, field: str, kind=str, allow_empty: bool = Fal
     if isinstance(value, str) and not allow_empty and not value.strip():
         raise InputError(f"{where}: field {field!r} is empty")
     return value
+
+
+def refuse_evalplus(where: str, obj: dict, name: str) -> None:
+    """An EvalPlus record (HumanEval+, MBPP+) is never read as another format: its tests are its inputs,
+    judged against the ground truth, and read as plain HumanEval or MBPP its plus inputs would be lost."""
+    if "plus_input" in obj:
+        plus = "mbpp+" if str(obj.get("task_id", "")).startswith("Mbpp/") or "assertion" in obj else "humaneval+"
+        raise InputError(f"{where}: an EvalPlus record (it has 'plus_input'), not {name}: read it as {plus} "
+                         f"(leave --format out, or --format {plus})")
 
 
 def add(problems: dict, where: str, problem: Problem) -> None:

@@ -110,6 +110,26 @@ def _text(x) -> str:
     return "\n".join(map(str, x)) if isinstance(x, list) else str(x)
 
 
+def apps_stdin_program(program: str) -> str:
+    """A stdin program as APPS's grader rewrites it before running it in its own process (eval/
+    testing_util.py, run_test): each line that does not start with `from ` or `import ` gets a tab in
+    front; `stdin = sys.stdin`, `stdout = sys.stdout` and `def code():` go before the first such line, and
+    import lines after it get a tab too. So the program's work is the body of code(), its top-level
+    imports before the first other line stay at module level, and a line inside a multi-line string gets
+    a tab like any other, as there."""
+    out, started = [], False
+    for line in program.split("\n"):
+        is_import = line.startswith("from ") or line.startswith("import ")
+        if is_import:
+            out.append(("\t" if started else "") + line + "\n")
+            continue
+        if not started:
+            out.append("stdin = sys.stdin\nstdout = sys.stdout\ndef code():\n")
+            started = True
+        out.append("\t" + line + "\n")
+    return "".join(out)
+
+
 def detect_apps(obj: dict) -> bool:
     return "input_output" in obj and ("question" in obj or "problem_id" in obj)
 
@@ -137,7 +157,7 @@ def load_apps(path, records) -> dict:
             add(problems, where, Problem(task_id, "", test, None, runner="script", **common))
         else:
             tests = tuple((_text(i), _text(o)) for i, o in zip(io_["inputs"], io_["outputs"]))
-            add(problems, where, Problem(task_id, "", "", None, channel="io", runner="script", tests=tests,
+            add(problems, where, Problem(task_id, "", "", None, channel="io", runner="apps_stdin", tests=tests,
                                          compare="apps", **common))
     return problems
 

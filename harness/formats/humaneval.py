@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..problems import Problem, check_test_compiles
-from . import Format, add, register, require
+from . import Format, add, refuse_evalplus, register, require
 
 
 def detect(obj: dict) -> bool:
     # task_id and HumanEval's fields, and none that marks another format (which then names what is missing)
     return "task_id" in obj and bool({"prompt", "test", "entry_point"} & set(obj)) and \
-        not {"language", "test_list", "complete_prompt", "code_prompt", "instruct_prompt"} & set(obj)
+        not {"language", "test_list", "complete_prompt", "code_prompt", "instruct_prompt", "plus_input"} & set(obj)
 
 
 def load(path, records) -> dict:
     problems: dict = {}
     for where, obj in records:
+        refuse_evalplus(where, obj, "humaneval")
         task_id = require(where, obj, "task_id")
         prompt = require(where, obj, "prompt", allow_empty=True)
         test = require(where, obj, "test")

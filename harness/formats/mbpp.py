@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..problems import Problem, check_test_compiles
-from . import Format, add, register, require
+from . import Format, add, refuse_evalplus, register, require
 
 
 def detect(obj: dict) -> bool:
+    if "plus_input" in obj:
+        return False
     return "test_list" in obj or ("task_id" in obj and bool({"test_setup_code", "challenge_test_list",
                                                              "test_imports"} & set(obj)))
 
@@ -20,6 +22,7 @@ def detect(obj: dict) -> bool:
 def load(path, records) -> dict:
     problems: dict = {}
     for where, obj in records:
+        refuse_evalplus(where, obj, "mbpp")
         number = require(where, obj, "task_id", (int, str))
         code = require(where, obj, "code")
         tests = require(where, obj, "test_list", list)

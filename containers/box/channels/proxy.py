@@ -492,12 +492,14 @@ def run_test(chan, spec, compiled, job):
         if kind == "passk.TooLarge":
             raise Verdict("failed", "value_too_large", f"while loading: {msg}")
         raise Verdict("failed", _LOAD_REASONS.get(kind, f"exception:{kind}"), f"while loading: {kind}: {msg}")
-    prompt_code, stubs, test_code = compiled
-    if isinstance(test_code, str):
-        raise Verdict("error", "problem_error", test_code)
     names = first.get("names")
     names = frozenset(n for n in names if type(n) is str) if type(names) is list else None
     namespace = job["namespace"] = TestNamespace(chan, names)
+    if spec.get("runner") == "evalplus":   # no test code: the inputs, judged against the ground truth
+        raise _differential(chan, spec, namespace)
+    prompt_code, stubs, test_code = compiled
+    if isinstance(test_code, str):
+        raise Verdict("error", "problem_error", test_code)
     namespace["__builtins__"] = builtins
     namespace["__name__"] = "__test__"
     if prompt_code is not None:
@@ -519,6 +521,21 @@ def run_test(chan, spec, compiled, job):
     except BaseException as e:
         raise _verdict_for(e, spec) from None
     raise Verdict("passed", "tests_completed", "check() returned" if runner == "check" else "the tests ran to the end")
+
+
+def _differential(chan, spec, namespace) -> Verdict:
+    from .differential import Rerun, run_phase
+    try:
+        run_phase(chan, spec, namespace)
+    except Verdict as v:
+        return v
+    except Rerun:
+        return Verdict("error", "rerun_unbatched", "a batch took longer than the smallest limit among its inputs")
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return Verdict("failed", "candidate_exited", "the candidate process ended during the tests")
+    except MemoryError:
+        return Verdict("failed", "memory_limit", "MemoryError in the test process")
+    return Verdict("error", "tester_fault", "the differential tests returned no verdict")
 
 
 def _in_process_verdict(first, spec) -> Verdict:

@@ -1,0 +1,245 @@
+"""EvalPlus's ground truth and the limits it sets, for problems read from HumanEval+ and MBPP+ files.
+
+EvalPlus judges a candidate by comparing its return value on every input with the canonical solution's
+(prompt + canonical_solution, the contract left out, as its evaluator runs it), and gives each input a
+time limit of max(min_time_limit, gt_time_limit_factor x the canonical solution's time on that input)
+(evalplus/evaluate.py and evalplus/eval/__init__.py, 0.3.1; defaults 1.0 s and 4.0). passk runs the
+canonical solution in the sandbox, never on the host: once per problem file, image, runtime and memory
+limit, through the same warm containers the candidates use. Its outputs and times are cached by content
+hash (CACHE_DIR), written into the run directory (GROUND_TRUTH_FILE, its sha256 in the manifest) and
+taken from there on resume and by `reproduce`, so a run's limits never change under it.
+
+A task whose ground truth raises, times out, runs out of memory or returns something that is not plain
+data on one of its own inputs cannot be judged: the run stops before any candidate runs, with one line
+naming the file, its line, the task and the input (exit 2)."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .config import EvalPlusSettings, Limits
+from .constants import GROUND_TRUTH_FILE, PASSED
+from .errors import HarnessError, InputError
+from .problems import Problem
+from .samples import Sample
+
+VERSION = 1                 # of the ground-truth record and of how it is measured
+TRUTH_CAP_S = 120.0         # the ground truth's own wall clock per phase (EvalPlus sets none)
+PHASES = ("base", "plus")
+RULE = "evalplus-0.3.1"
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
+    return Path(root) / "groundtruth"
+
+
+def differential_problems(problems: dict) -> dict:
+    return {t: p for t, p in problems.items() if p.runner == "evalplus"}
+
+
+_ENCODED: dict = {}
+
+
+def encoded_inputs(problem: Problem) -> dict[str, list[str]]:
+    """Each phase's inputs as the JSON text of the codec's data, argument by argument (once per problem)."""
+    from .containers.box.codec import Encoder, deep
+    key = id(problem.differential)
+    cached = _ENCODED.get(key)
+    if cached is not None and cached[0] is problem.differential:
+        return cached[1]
+    out = {}
+    for phase in PHASES:
+        texts = []
+        for args in getattr(problem.differential, phase):
+            enc = Encoder()
+            with deep():
+                texts.append(json.dumps([enc.enc(a) for a in args], separators=(",", ":")))
+        out[phase] = texts
+    if len(_ENCODED) > 4096:
+        _ENCODED.clear()
+    _ENCODED[key] = (problem.differential, out)
+    return out
+
+
+def _part(problem: Problem, mode: str) -> dict:
+    d = problem.differential
+    return {"mode": mode, "oracle": d.oracle, "dataset": d.dataset, "atol": d.atol, "phases": []}
+
+
+def truth_job(problem: Problem, base: Limits):
+    from .execute import Job
+    inputs = encoded_inputs(problem)
+    part = _part(problem, "truth")
+    part["phases"] = [{"phase": ph, "inputs": inputs[ph], "cap_s": TRUTH_CAP_S} for ph in PHASES]
+    sample = Sample(problem.task_id, 0, problem.canonical_program, "solution", "ground truth")
+    return Job(problem, sample, replace(base, timeout_s=TRUTH_CAP_S * len(PHASES), cpu_time_s=None),
+               differential=part)
+
+
+def cache_key(problems_sha256: str, facts: dict, base: Limits) -> str:
+    """What can change the ground truth's outputs or times: the file, the image (its Python), the runtime,
+    the CPU quota and memory, and how passk measures."""
+    parts = {"version": VERSION, "problems": problems_sha256, "image_id": facts.get("image_id"),
+             "runtime": facts.get("runtime"), "cpus": base.cpus, "memory_mb": base.memory_mb}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
+
+
+def _where(problem: Problem) -> str:
+    return problem.notes.get("where") or problem.task_id
+
+
+def measure(problems: dict, base: Limits, settings, evaluator) -> dict:
+    """Run every task's ground truth in the sandbox. {task: {phase: {outputs, times}}}; a task whose
+    ground truth cannot be judged stops the run (InputError naming it)."""
+    from .execute import execute
+    jobs = [truth_job(p, base) for p in problems.values()]
+    rows = []
+    execute(jobs, base, settings, "groundtruth-" + uuid.uuid4().hex, rows.append, evaluator=evaluator)
+    out = {}
+    for row in rows:
+        problem = problems[row.task_id]
+        if row.status == "error":
+            raise HarnessError(f"the ground truth of {row.task_id!r} could not be run ({row.reason}: {row.detail})")
+        if row.status != PASSED or not isinstance(row.ground_truth, dict):
+            why = row.detail or row.reason
+            if row.status == "timed_out":
+                why = f"it ran past {TRUTH_CAP_S:g} s on its own inputs ({row.detail})"
+            elif row.reason == "memory_limit":
+                why = f"it ran out of memory under --memory-mb {base.memory_mb} ({row.detail})"
+            raise InputError(f"{_where(problem)}: the ground truth of task {row.task_id!r} (prompt + "
+                             f"canonical_solution) cannot be judged: {why}")
+        truth = {}
+        for ph in PHASES:
+            got = row.ground_truth.get(ph) or {"outputs": [], "times": []}
+            want = len(getattr(problem.differential, ph))
+            if len(got.get("outputs", ())) != want or len(got.get("times", ())) != want:
+                raise HarnessError(f"the ground truth of {row.task_id!r} came back with "
+                                   f"{len(got.get('outputs', ()))} of {want} {ph} outputs")
+            truth[ph] = {"outputs": list(got["outputs"]), "times": [float(t) for t in got["times"]]}
+        out[row.task_id] = truth
+    return out
+
+
+@dataclass
+class GroundTruth:
+    """The ground truth of one problem file: per task, per phase, outputs (codec JSON text) and times."""
+    key: str
+    tasks: dict
+    meta: dict
+
+    def to_json(self) -> dict:
+        return {"version": VERSION, "rule": RULE, "key": self.key, "meta": self.meta, "tasks": self.tasks}
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()
+
+    def summary(self) -> dict:
+        n = sum(len(t[ph]["times"]) for t in self.tasks.values() for ph in PHASES)
+        return {"rule": RULE, "key": self.key, "sha256": self.sha256, "file": GROUND_TRUTH_FILE,
+                "tasks": len(self.tasks), "inputs": n, "truth_cap_s": TRUTH_CAP_S, **self.meta}
+
+
+def _read(path: Path) -> GroundTruth | None:
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            data = json.load(f)
+    except (OSError, ValueError, EOFError):
+        return None
+    if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("tasks"), dict):
+        return None
+    return GroundTruth(data["key"], data["tasks"], data.get("meta") or {})
+
+
+def write(path: Path, truth: GroundTruth) -> None:
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    with gzip.open(tmp, "wt", encoding="utf-8") as f:
+        json.dump(truth.to_json(), f, separators=(",", ":"))
+    os.replace(tmp, path)
+
+
+def obtain(problems: dict, problems_sha256: str, base: Limits, settings, evaluator, facts: dict,
+           run_file: Path | None = None, pinned_sha256: str | None = None) -> GroundTruth | None:
+    """The ground truth of the file's EvalPlus tasks: the run directory's own (resume, reproduce: it must
+    be the one the manifest pins), else the cache's, else measured now and cached."""
+    wanted = differential_problems(problems)
+    if not wanted:
+        return None
+    if pinned_sha256 is not None:
+        found = _read(run_file) if run_file is not None and run_file.exists() else None
+        if found is None or found.sha256 != pinned_sha256:
+            raise InputError(f"{run_file}: the ground truth this run was judged by (sha256 {pinned_sha256[:12]}…) "
+                             "is missing or changed; its limits cannot be reproduced: use another --out")
+        return found
+    key = cache_key(problems_sha256, facts, base)
+    cached_path = cache_dir() / f"{key}.json.gz"
+    found = _read(cached_path) if cached_path.exists() else None
+    if found is not None and found.key == key and set(found.tasks) == set(wanted):
+        found.meta = dict(found.meta, source="cache")
+        return found
+    t0 = time.monotonic()
+    tasks = measure(wanted, base, settings, evaluator)
+    truth = GroundTruth(key, tasks, {"source": "measured", "measured_s": round(time.monotonic() - t0, 3),
+                                     "image_id": facts.get("image_id"), "runtime": facts.get("runtime"),
+                                     "memory_mb": base.memory_mb, "cpus": base.cpus,
+                                     "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    try:
+        cached_path.parent.mkdir(parents=True, exist_ok=True)
+        write(cached_path, truth)
+    except OSError:
+        pass   # no cache (read-only home): measured again next time
+    return truth
+
+
+def input_limits(times, ev: EvalPlusSettings, factor: float = 1.0) -> list[float]:
+    """EvalPlus's per-input limits: max(min_time_limit, gt_time_limit_factor x the ground truth's time)."""
+    return [factor * max(ev.min_time_limit_s, ev.gt_time_limit_factor * t) for t in times]
+
+
+def phase_cap(limits, ev: EvalPlusSettings, factor: float = 1.0) -> float:
+    """EvalPlus's wall clock for one check (fast_check, its default): it joins the process after
+    min(EVALPLUS_TIMEOUT_PER_TASK, sum of the input limits) + 1, plus 1 s."""
+    return min(factor * ev.task_timeout_s, sum(limits)) + 2.0
+
+
+def judge_part(problem: Problem, truth: GroundTruth, ev: EvalPlusSettings, factor: float = 1.0) -> tuple[dict, dict]:
+    """(what a candidate's job carries, what its row records of the limits) for one EvalPlus task."""
+    inputs = encoded_inputs(problem)
+    part = _part(problem, "judge")
+    record = {"rule": RULE, "dataset": problem.differential.dataset, "oracle": problem.differential.oracle,
+              "atol": problem.differential.atol, "min_time_limit_s": ev.min_time_limit_s,
+              "gt_time_limit_factor": ev.gt_time_limit_factor, "task_timeout_s": ev.task_timeout_s,
+              "fast_check": True, "ground_truth_sha256": truth.sha256,
+              "input_limit": "max(min_time_limit_s, gt_time_limit_factor x the ground truth's time on the input)"
+                             + (f" x {factor:g}" if factor != 1.0 else ""),
+              "cap": "min(task_timeout_s, sum of the phase's input limits) + 2 s, per phase"}
+    if factor != 1.0:
+        record["relaxed_by"] = factor
+    task = truth.tasks[problem.task_id]
+    for ph in PHASES:
+        limits = input_limits(task[ph]["times"], ev, factor)
+        cap = phase_cap(limits, ev, factor)
+        part["phases"].append({"phase": ph, "inputs": inputs[ph], "expected": task[ph]["outputs"],
+                               "limits": [round(x, 6) for x in limits], "cap_s": round(cap, 3)})
+        record[ph] = {"inputs": len(limits), "cap_s": round(cap, 3),
+                      "input_limit_min_s": round(min(limits), 6) if limits else None,
+                      "input_limit_max_s": round(max(limits), 6) if limits else None}
+    return part, record
+
+
+def judge_job(problem: Problem, sample, truth: GroundTruth, base: Limits, ev: EvalPlusSettings,
+              factor: float = 1.0, limits: Limits | None = None):
+    from .execute import Job
+    part, record = judge_part(problem, truth, ev, factor)
+    total = sum(ph["cap_s"] for ph in part["phases"] if ph["inputs"])
+    own = replace(limits or base, timeout_s=round(max(total, 0.001), 3), cpu_time_s=None)
+    return Job(problem, sample, own, {"evalplus": record}, differential=part)
