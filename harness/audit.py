@@ -17,7 +17,8 @@ from pathlib import Path
 
 from .calibrate import calibrated_limits, measure_canonical
 from .config import Limits, config_from_dict
-from .constants import RESULTS_FILE, TIMED_OUT
+from . import groundtruth
+from .constants import GROUND_TRUTH_FILE, RESULTS_FILE, TIMED_OUT
 from .errors import InputError
 from .execute import Job, execute
 from .manifest import now, write_json
@@ -28,7 +29,8 @@ from .samples import load_samples
 from .scoring import score_rows, time_shares
 
 AUDIT_FILE = "audit.json"
-LIMIT_REASONS = {"wall_time_limit", "cpu_time_limit", "memory_limit", "output_limit", "file_size_limit"}
+LIMIT_REASONS = {"wall_time_limit", "cpu_time_limit", "memory_limit", "output_limit", "file_size_limit",
+                 "input_time_limit"}   # the last: an EvalPlus input past its ground-truth-relative limit
 
 
 def limit_decided(row) -> bool:
@@ -58,9 +60,18 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
     if missing:
         raise InputError(f"{run_dir}: results name candidates the samples file no longer has, e.g. {missing[0]}")
     calibration = manifest.get("calibration")
+    truth = _ground_truth(run_dir, manifest)
 
     def limits_for(task_id: str) -> Limits:
-        return calibrated_limits(cfg.limits, calibration[task_id]) if calibration else cfg.limits
+        return calibrated_limits(cfg.limits, calibration[task_id]) if calibration and task_id in calibration else cfg.limits
+
+    def job(t: str, i: int, factor: float = 1.0) -> Job:
+        """The candidate's job with every limit x factor (an EvalPlus task's per-input limits and caps too)."""
+        problem = problems[t]
+        if problem.runner == "evalplus":
+            return groundtruth.judge_job(problem, samples[(t, i)], truth, cfg.limits, cfg.evalplus, factor=factor,
+                                         limits=relax(cfg.limits, factor))
+        return Job(problem, samples[(t, i)], relax(limits_for(t), factor))
 
     result = {"run": str(run_dir), "created_at": now(), "factors": list(factors)}
     original = score_rows(list(rows.values()), options=replace(cfg.scoring_options(), ks=tuple(cfg.k)))
@@ -69,23 +80,40 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
     result["limit_decided"] = len(targets)
     result["relaxed"] = []
     for f in factors:
-        reran = _run(cfg, [Job(problems[t], samples[(t, i)], relax(limits_for(t), f)) for t, i in targets],
-                     relax(cfg.limits, f), progress)
+        reran = _run(cfg, [job(t, i, f) for t, i in targets], relax(cfg.limits, f), progress)
         flips = [{"task_id": t, "sample_index": i, "from": rows[(t, i)].status, "to": reran[(t, i)].status,
-                  "from_reason": rows[(t, i)].reason, "to_reason": reran[(t, i)].reason}
-                 for (t, i) in targets if reran[(t, i)].status != rows[(t, i)].status]
+                  "from_reason": rows[(t, i)].reason, "to_reason": reran[(t, i)].reason,
+                  **({"from_base": rows[(t, i)].base_status, "to_base": reran[(t, i)].base_status}
+                     if rows[(t, i)].base_status is not None else {})}
+                 for (t, i) in targets if reran[(t, i)].status != rows[(t, i)].status
+                 or reran[(t, i)].base_status != rows[(t, i)].base_status]
         merged = {**rows, **reran}
         relaxed_score = score_rows(list(merged.values()), options=replace(cfg.scoring_options(), ks=tuple(cfg.k)))
-        result["relaxed"].append({"factor": f, "rerun": len(targets), "flips": flips,
-                                  "pass_at_k": relaxed_score["pass_at_k"],
-                                  "pass_at_k_exact": relaxed_score["pass_at_k_exact"]})
+        entry = {"factor": f, "rerun": len(targets), "flips": flips,
+                 "pass_at_k": relaxed_score["pass_at_k"], "pass_at_k_exact": relaxed_score["pass_at_k_exact"]}
+        if truth is not None:   # EvalPlus: how many of its plus (status) and base verdicts the limits decided
+            entry["plus_flips"] = sum(1 for x in flips if x["from"] != x["to"])
+            entry["base_flips"] = sum(1 for x in flips if x.get("from_base") != x.get("to_base"))
+            entry["base_pass_at_k"] = relaxed_score.get("base", {}).get("pass_at_k", {})
+        result["relaxed"].append(entry)
     result["margins"] = margins(rows)
     result["canonical"] = canonical(problems, cfg, limits_for)
-    result["flaky"] = flaky(cfg, problems, samples, rows, limits_for, repeat, seed, sample, progress) if repeat else {}
+    result["flaky"] = flaky(cfg, rows, job, repeat, seed, sample, progress) if repeat else {}
     write_json(run_dir / AUDIT_FILE, result)
     from .report import write_report
     write_report(run_dir)
     return result
+
+
+def _ground_truth(run_dir: Path, manifest: dict):
+    """The run's own ground truth (EvalPlus tasks): its limits are the ones relaxed."""
+    pinned = (manifest.get("ground_truth") or {}).get("sha256")
+    if not pinned:
+        return None
+    truth = groundtruth.read(run_dir / GROUND_TRUTH_FILE)
+    if truth is None or truth.sha256 != pinned:
+        raise InputError(f"{run_dir / GROUND_TRUTH_FILE}: missing or not the ground truth this run was judged by")
+    return truth
 
 
 def _run(cfg, jobs: list[Job], base: Limits, progress: bool) -> dict:
@@ -118,14 +146,14 @@ def canonical(problems, cfg, limits_for) -> dict:
             "slowest": sorted(per_task, key=lambda t: -per_task[t]["share_of_limit"])[:10]}
 
 
-def flaky(cfg, problems, samples, rows, limits_for, repeat, seed, sample, progress) -> dict:
+def flaky(cfg, rows, job, repeat, seed, sample, progress) -> dict:
     timed_out = sorted(k for k, r in rows.items() if r.status == TIMED_OUT)
     others = sorted(k for k in rows if k not in set(timed_out))
     rng = random.Random(seed)
     chosen = timed_out + rng.sample(others, min(sample, len(others)))
     changed: dict[tuple, list] = {}
     for _ in range(repeat):
-        reran = _run(cfg, [Job(problems[t], samples[(t, i)], limits_for(t)) for t, i in chosen], cfg.limits, progress)
+        reran = _run(cfg, [job(t, i) for t, i in chosen], cfg.limits, progress)
         for key in chosen:
             if reran[key].status != rows[key].status:
                 changed.setdefault(key, []).append(reran[key].status)
@@ -140,6 +168,9 @@ def format_audit(result: dict) -> str:
     for rel in result["relaxed"]:
         lines.append(f"limits x{rel['factor']:g}: {len(rel['flips'])} of {rel['rerun']} labels change; pass@k "
                      + ", ".join(f"@{k}={v:.4f}" for k, v in rel["pass_at_k"].items()))
+        if "plus_flips" in rel:
+            lines.append(f"  EvalPlus: {rel['plus_flips']} plus and {rel['base_flips']} base verdicts flip; base pass@k "
+                         + ", ".join(f"@{k}={v:.4f}" for k, v in rel["base_pass_at_k"].items()))
         for f in rel["flips"]:
             lines.append(f"  FLIP {f['task_id']} #{f['sample_index']}: {f['from']} ({f['from_reason']}) -> "
                          f"{f['to']} ({f['to_reason']})")

@@ -8,8 +8,8 @@ from fractions import Fraction
 
 from . import text
 from .errors import InputError
-from .results import ResultRow
-from .scoring import bootstrap_ci, count_tasks, fraction_text, mean_of, per_task_pass_at_k
+from .results import ResultRow, latest_rows
+from .scoring import bootstrap_ci, count_tasks, fraction_text, has_base, mean_of, per_task_pass_at_k
 
 STANDARD_K = (1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 
@@ -21,6 +21,7 @@ def default_ks(min_n: int) -> tuple[int, ...]:
 
 
 def compare_runs(runs: dict[str, list[ResultRow]], ks=None, seed: int = 0, resamples: int = 1000) -> dict:
+    """Runs whose rows carry EvalPlus's base verdict count twice: NAME (plus: the status) and NAME [base]."""
     if len(runs) < 2:
         raise InputError("compare needs at least two runs")
     counts = {}
@@ -29,7 +30,9 @@ def compare_runs(runs: dict[str, list[ResultRow]], ks=None, seed: int = 0, resam
         if any(c.errors for c in tasks.values()):
             raise InputError(f"{name}: has candidates with status error; rerun it before comparing")
         counts[name] = {t: c for t, c in tasks.items() if c.n > 0}
-    names = list(runs)
+        if has_base(latest_rows(rows)):   # EvalPlus: its base score too, beside its plus score (the status)
+            counts[f"{name} [base]"] = {t: c for t, c in count_tasks(rows, verdict="base").items() if c.n > 0}
+    names = list(counts)
     common = sorted(set.intersection(*(set(c) for c in counts.values())))
     if not common:
         raise InputError("the runs have no task in common")

@@ -15,6 +15,7 @@ naming the file, its line, the task and the input (exit 2)."""
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -131,7 +132,8 @@ def measure(problems: dict, base: Limits, settings, evaluator) -> dict:
 
 @dataclass
 class GroundTruth:
-    """The ground truth of one problem file: per task, per phase, outputs (codec JSON text) and times."""
+    """The ground truth of one problem file: per task, per phase, outputs (codec JSON text) and times.
+    Its sha256 covers the key and the tasks (not `meta`, which says where this copy came from)."""
     key: str
     tasks: dict
     meta: dict
@@ -139,9 +141,10 @@ class GroundTruth:
     def to_json(self) -> dict:
         return {"version": VERSION, "rule": RULE, "key": self.key, "meta": self.meta, "tasks": self.tasks}
 
-    @property
+    @functools.cached_property
     def sha256(self) -> str:
-        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()
+        content = {"version": VERSION, "rule": RULE, "key": self.key, "tasks": self.tasks}
+        return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
 
     def summary(self) -> dict:
         n = sum(len(t[ph]["times"]) for t in self.tasks.values() for ph in PHASES)
@@ -149,7 +152,7 @@ class GroundTruth:
                 "tasks": len(self.tasks), "inputs": n, "truth_cap_s": TRUTH_CAP_S, **self.meta}
 
 
-def _read(path: Path) -> GroundTruth | None:
+def read(path: Path) -> GroundTruth | None:
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
             data = json.load(f)
@@ -175,14 +178,14 @@ def obtain(problems: dict, problems_sha256: str, base: Limits, settings, evaluat
     if not wanted:
         return None
     if pinned_sha256 is not None:
-        found = _read(run_file) if run_file is not None and run_file.exists() else None
+        found = read(run_file) if run_file is not None and run_file.exists() else None
         if found is None or found.sha256 != pinned_sha256:
             raise InputError(f"{run_file}: the ground truth this run was judged by (sha256 {pinned_sha256[:12]}…) "
                              "is missing or changed; its limits cannot be reproduced: use another --out")
         return found
     key = cache_key(problems_sha256, facts, base)
     cached_path = cache_dir() / f"{key}.json.gz"
-    found = _read(cached_path) if cached_path.exists() else None
+    found = read(cached_path) if cached_path.exists() else None
     if found is not None and found.key == key and set(found.tasks) == set(wanted):
         found.meta = dict(found.meta, source="cache")
         return found

@@ -178,10 +178,23 @@ def uncertainty(values: list[float], seed: int, resamples: int) -> dict:
     return out
 
 
+def time_share(row) -> float | None:
+    """How much of its time limit a passing candidate used: wall time / timeout; for EvalPlus's per-input
+    limits, the largest share of an input's limit any of its inputs took (an upper bound, as the test
+    process measured them)."""
+    if row.status != PASSED:
+        return None
+    if isinstance(row.limits.get("evalplus"), dict):
+        shares = [v for k, v in row.channel_detail.items() if k.endswith("_max_share") and isinstance(v, (int, float))]
+        return max(shares) if shares else None
+    if row.wall_s is None or not row.limits.get("timeout_s"):
+        return None
+    return row.wall_s / row.limits["timeout_s"]
+
+
 def time_shares(rows) -> list[tuple[float, str, int]]:
-    """(wall time / time limit, task_id, sample_index) of every passing candidate, smallest first."""
-    return sorted((r.wall_s / r.limits["timeout_s"], r.task_id, r.sample_index) for r in rows
-                  if r.status == PASSED and r.wall_s is not None and r.limits.get("timeout_s"))
+    """(share of its time limit, task_id, sample_index) of every passing candidate, smallest first."""
+    return sorted((share, r.task_id, r.sample_index) for r in rows if (share := time_share(r)) is not None)
 
 
 def tasks_text(mean: Fraction, tasks: int) -> str:

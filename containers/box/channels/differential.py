@@ -26,13 +26,17 @@ from ..codec import Decoder, Encoder, Unencodable, apply_content, deep
 from ..framing import encode_msg, recv_measured, send_frame
 from ..text import clean_name, clean_text, safe_str
 from .base import Verdict
-from .proxy import CLOCK, TransportClock
+from .proxy import CLOCK, CandidateObjectCompared, TransportClock
 
 RTOL = 1e-07          # np.allclose's rtol as EvalPlus sets it
 FLOAT_ATOL = 1e-6     # the tolerance EvalPlus enforces from the first float (or list of floats) expected on
 BATCH_TARGET_S = 0.02  # a batch is sized to take about this long
 MAX_BATCH = 512
 ARG_ORACLES = ("surface_area", "digit_distance", "find_zero")   # they read the input after the call
+
+
+class Unsolicited(Exception):
+    """The candidate sent something before it was asked (an answer to a call not yet made)."""
 
 
 class Rerun(Exception):
@@ -51,9 +55,7 @@ def is_floats(x) -> bool:
 
 
 def _array(value):
-    """(shape, flat items) of `value` as numpy.asarray would make it for isclose, or raise as numpy
-    does: ragged nesting (ValueError), text, None or any other object (TypeError), an int outside the
-    64-bit range in an integer array (TypeError: numpy makes an object array there)."""
+    """(shape, flat items) of `value` as numpy.asarray would lay it out, or ValueError for ragged nesting."""
     if isinstance(value, (list, tuple)):
         parts = [_array(v) for v in value]
         shapes = {shape for shape, _ in parts}
@@ -61,19 +63,11 @@ def _array(value):
             raise ValueError("inhomogeneous shape")
         inner = shapes.pop() if parts else ()
         return (len(value),) + inner, [x for _, flat in parts for x in flat]
-    if isinstance(value, (bool, int, float, complex)):
-        return (), [value]
-    raise TypeError(f"not a number: {type(value).__name__}")
+    return (), [value]
 
 
-def _numbers(flat):
-    if all(type(x) is int or type(x) is bool for x in flat):
-        if any(not -2**63 <= x < 2**64 for x in flat):
-            raise TypeError("an integer outside 64 bits")
-        return [int(x) for x in flat]
-    if any(type(x) is complex for x in flat):
-        return [complex(x) for x in flat]
-    return [float(x) for x in flat]
+def _is_number(x):
+    return isinstance(x, (bool, int, float, complex))
 
 
 def _broadcast(a, b):
@@ -99,14 +93,23 @@ def _index(flat_index, shape, full):
 
 
 def allclose(a, b, rtol=RTOL, atol=0.0) -> bool:
-    """numpy.allclose(a, b, rtol, atol) for plain data: every pair of the broadcast arrays close
-    (|x - y| <= atol + rtol |y|, y as a float) or equal (infinities of one sign); raises where numpy raises."""
+    """numpy.allclose(a, b, rtol, atol) (numpy 2) for plain data: every pair of the broadcast arrays close
+    (|x - y| <= atol + rtol |y|, b made floating first) or equal (infinities of one sign); it raises where
+    numpy raises: ragged nesting, text anywhere, b an object array (anything but numbers, or an int outside
+    64 bits in an array: numpy tests b's finiteness), a holding anything but numbers when any pair is
+    compared (an object array of a is compared item by item there)."""
     (sa, fa), (sb, fb) = _array(a), _array(b)
-    xa = _numbers(fa)
-    xb = [y if type(y) is complex else float(y) for y in _numbers(fb)]   # numpy makes b floating first
+    if any(isinstance(x, (str, bytes, bytearray)) for x in fa + fb):
+        raise TypeError("text is not a number")
+    if not all(_is_number(y) for y in fb) or (sb and any(type(y) is int and not -2**63 <= y < 2**64 for y in fb)):
+        raise TypeError("isfinite is not defined on an object array")
     full = _broadcast(sa, sb)
-    for i in range(math.prod(full)):
-        x, y = xa[_index(i, sa, full)], xb[_index(i, sb, full)]
+    count = math.prod(full)
+    if count and not all(_is_number(x) for x in fa):
+        raise TypeError("not a number")
+    xb = [y if type(y) is complex else float(y) for y in fb]
+    for i in range(count):
+        x, y = fa[_index(i, sa, full)], xb[_index(i, sb, full)]
         if not ((_finite(y) and abs(x - y) <= atol + rtol * abs(y)) or x == y):
             return False
     return True
@@ -137,7 +140,10 @@ def matches(oracle, dataset, out, exp, atol, args):
     """(passed, atol for the next input): one input judged as EvalPlus judges it, in its order. Raises
     nothing: every exception of the comparison is a failure, as EvalPlus's `except BaseException`."""
     try:
-        exact = out == exp
+        try:
+            exact = out == exp
+        except CandidateObjectCompared:   # an object of the candidate's, held by handle: equal only to itself
+            exact = False
         if dataset == "mbpp":
             if oracle == "always":
                 exact = exact or True
@@ -185,6 +191,14 @@ class _Replies:
 
     def __init__(self, chan, request):
         self.chan = chan
+        try:   # nothing may wait on the channel before the request: a reply sent ahead is not an answer
+            waiting = chan.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            waiting = None
+        if waiting == b"":
+            raise EOFError
+        if waiting:
+            raise Unsolicited()
         self.t0 = time.perf_counter()
         data = encode_msg(request)
         self.own = time.perf_counter() - self.t0
@@ -230,12 +244,17 @@ def run_phase(chan, spec, ns):
     batched = ep.get("batch", True)
     track = oracle in ARG_ORACLES
     size, i, n = 1, 0, len(inputs)
+    worst = 0.0   # the largest share of an input's limit any reply's span took (an upper bound per input)
     while i < n:
         j = min(n, i + (size if batched else 1))
         args_of = []
         if track:   # the test's own copies, which the candidate's changes are copied into (the oracle reads them)
             args_of = [_args(inputs[k]) for k in range(i, j)]
-        replies = _Replies(chan, _call(inputs[i:j], entry, False, track))
+        try:
+            replies = _Replies(chan, _call(inputs[i:j], entry, False, track))
+        except Unsolicited:
+            raise Verdict("failed", "protocol_violation", f"the candidate sent a reply before {phase} input {i} was "
+                          "sent to it") from None
         bound = math.inf
         for k in range(i, j):
             bound = min(bound, float(limits[k]))
@@ -249,6 +268,7 @@ def run_phase(chan, spec, ns):
                 if j - i > 1:
                     raise Rerun()
                 raise _slow(phase, k, inputs[k], float(limits[k]), span, reply is None)
+            worst = max(worst, span / bound if bound > 0 else 0.0)
             if not isinstance(reply, dict) or ("ok" not in reply and "exc" not in reply):
                 raise Verdict("failed", "protocol_violation", "a reply that is not an answer to the call")
             if "exc" in reply:
@@ -269,7 +289,8 @@ def run_phase(chan, spec, ns):
         spent = span
         size = max(1, min(MAX_BATCH, int(BATCH_TARGET_S / max(spent / (j - i), 1e-6))))
         i = j
-    raise Verdict("passed", "tests_completed", f"{n} {phase} inputs", extra={f"{phase}_inputs": n})
+    raise Verdict("passed", "tests_completed", f"{n} {phase} inputs",
+                  extra={f"{phase}_inputs": n, f"{phase}_max_share": round(worst, 4)})
 
 
 def _args(text):
@@ -328,7 +349,7 @@ def _raised(phase, k, text, exc):
 def _truth(chan, entry, ep, ns):
     """The ground truth on every input of the phase: each output as data (for tasks EvalPlus checks for
     not being None, whether it is not None), and each call's own time."""
-    inputs, oracle = ep["inputs"], ep["oracle"]
+    inputs, oracle, phase = ep["inputs"], ep["oracle"], ep["phase"]
     outputs, times = [], []
     i, n, size = 0, len(inputs), 1
     while i < n:
@@ -339,22 +360,22 @@ def _truth(chan, entry, ep, ns):
             try:
                 reply, _ = replies.next(math.inf)
             except EOFError:
-                return Verdict("failed", "ground_truth_failed", f"the ground truth's process ended on input {k}")
+                return Verdict("failed", "ground_truth_failed", f"the ground truth's process ended on {phase} input {k}")
             if not isinstance(reply, dict) or "exc" in reply or "ok" not in reply:
                 exc = reply.get("exc") if isinstance(reply, dict) and isinstance(reply.get("exc"), dict) else {}
                 return Verdict("failed", "ground_truth_failed",
-                               f"input {k} {_short(_args(inputs[k]), 200)}: the ground truth raised "
+                               f"{phase} input {k} {_short(_args(inputs[k]), 200)}: the ground truth raised "
                                f"{clean_name(exc.get('type'))}: {clean_text(str(exc.get('msg', '')), 300)}")
             t = reply.get("t")
             t = float(t) if isinstance(t, (int, float)) and not isinstance(t, bool) and t >= 0 else 0.0
             try:
-                with deep():
-                    out = Decoder(make_handle=ns.handle, env=ns).dec(reply["ok"])
+                with deep():   # an object that is not data is refused, but where MBPP+ asks only "not None?"
+                    out = Decoder(make_handle=ns.handle if oracle == "not_none" else None, env=ns).dec(reply["ok"])
                     value = (out is not None) if oracle == "not_none" else out
                     outputs.append(json.dumps(Encoder().enc(value), separators=(",", ":")))
             except (Unencodable, RecursionError) as e:
                 return Verdict("failed", "ground_truth_failed",
-                               f"input {k}: the ground truth returned {safe_str(e)}, which is not plain data")
+                               f"{phase} input {k}: the ground truth returned a value that is not plain data ({safe_str(e)})")
             times.append(t)
             took += t
         size = max(1, min(MAX_BATCH, int(BATCH_TARGET_S / max(took / (j - i), 1e-6))))
