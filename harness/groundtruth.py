@@ -50,21 +50,60 @@ def differential_problems(problems: dict) -> dict:
 _ENCODED: dict = {}
 
 
+class _Aliased(Exception):
+    pass
+
+
+def _plain(v, seen):
+    """The codec's data for a value read from a file (box/codec.py's encoding, written out for the types
+    such a value has, as the codec's Decoder reads them); _Aliased when a container occurs twice (the
+    codec then refers to it: encoded by the codec itself)."""
+    t = type(v)
+    if v is None or t is bool or t is str:
+        return v
+    if t is int:
+        return v if -(2**53) < v < 2**53 else {"I": hex(v)}
+    if t is float:
+        return {"F": v.hex()}
+    if t is list or t is dict or t is set:
+        if id(v) in seen:
+            raise _Aliased()
+        seen.add(id(v))
+        if t is list:
+            return [_plain(x, seen) for x in v]
+        if t is dict:
+            return {"D": [[_plain(k, seen), _plain(x, seen)] for k, x in v.items()]}
+        return {"S": [_plain(x, seen) for x in v]}
+    if t is tuple:
+        return {"T": [_plain(x, seen) for x in v]}
+    if t is complex:
+        return {"C": [v.real.hex(), v.imag.hex()]}
+    raise _Aliased()   # anything else: the codec's own encoder
+
+
+_JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
+def encode_args(args) -> str:
+    """One input's arguments as the JSON text of the codec's data, argument by argument."""
+    try:
+        seen: set = set()
+        data = [_plain(a, seen) for a in args]
+    except (_Aliased, RecursionError):
+        from .containers.box.codec import Encoder, deep
+        enc = Encoder()
+        with deep():
+            data = [enc.enc(a) for a in args]
+    return _JSON.encode(data)
+
+
 def encoded_inputs(problem: Problem) -> dict[str, list[str]]:
-    """Each phase's inputs as the JSON text of the codec's data, argument by argument (once per problem)."""
-    from .containers.box.codec import Encoder, deep
+    """Each phase's inputs as the JSON text of the codec's data (once per problem)."""
     key = id(problem.differential)
     cached = _ENCODED.get(key)
     if cached is not None and cached[0] is problem.differential:
         return cached[1]
-    out = {}
-    for phase in PHASES:
-        texts = []
-        for args in getattr(problem.differential, phase):
-            enc = Encoder()
-            with deep():
-                texts.append(json.dumps([enc.enc(a) for a in args], separators=(",", ":")))
-        out[phase] = texts
+    out = {phase: [encode_args(args) for args in getattr(problem.differential, phase)] for phase in PHASES}
     if len(_ENCODED) > 4096:
         _ENCODED.clear()
     _ENCODED[key] = (problem.differential, out)
@@ -132,7 +171,7 @@ def measure(problems: dict, base: Limits, settings, evaluator) -> dict:
 
 @dataclass
 class GroundTruth:
-    """The ground truth of one problem file: per task, per phase, outputs (codec JSON text) and times.
+    """The ground truth of one problem file: per task, per phase, outputs (the codec's JSON text) and times.
     Its sha256 covers the key and the tasks (not `meta`, which says where this copy came from)."""
     key: str
     tasks: dict
@@ -165,8 +204,9 @@ def read(path: Path) -> GroundTruth | None:
 
 def write(path: Path, truth: GroundTruth) -> None:
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    with gzip.open(tmp, "wt", encoding="utf-8") as f:
-        json.dump(truth.to_json(), f, separators=(",", ":"))
+    data = json.dumps(truth.to_json(), separators=(",", ":")).encode()
+    with open(tmp, "wb") as f:
+        f.write(gzip.compress(data, compresslevel=1))
     os.replace(tmp, path)
 
 

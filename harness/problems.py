@@ -99,7 +99,13 @@ def peek_language(path, fmt: str | None = None) -> str:
     if path.is_dir() or fmt not in (None, "multipl-e"):
         return "python"
     try:
-        records = read_records(path)
+        name = path.name[:-3] if path.name.endswith(".gz") else path.name
+        if name.endswith(".json"):
+            records = read_records(path)
+        else:   # JSON Lines: the first record is enough (a large file is read once, by the full load)
+            from .jsonl import iter_jsonl
+            first = next(iter_jsonl(path, "problem file"), None)
+            records = [("", first[1])] if first else []
     except InputError:
         return "python"   # the full load says what is wrong with it
     value = records[0][1].get("language") if records else None

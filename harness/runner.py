@@ -145,6 +145,8 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
             raise InputError(f"{cfg.problems}: its problems are in {language}, the run's sandbox is set to "
                              f"{settings.language} (sandbox.language / --language)")
         samples = load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)
+        for problem in groundtruth.differential_problems(problems).values():
+            groundtruth.encoded_inputs(problem)   # while the sandbox starts
     except BaseException:
         started()
         ev.close()

@@ -35,8 +35,10 @@ DEFAULT_PYTHON = os.environ.get("PASSK_EVALPLUS_PYTHON", "/opt/evalplus-venv/bin
 
 
 def run_evalplus(problems: Path, samples: Path, dataset: str, python: str, parallel: int, cold: bool,
-                 min_time_limit: float | None = None, factor: float | None = None) -> tuple[dict, float, str]:
-    """({task: [(base_status, plus_status), ...] in sample order}, seconds, EvalPlus's output)."""
+                 min_time_limit: float | None = None, factor: float | None = None,
+                 cache_home: Path | None = None) -> tuple[dict, float, str]:
+    """({task: [(base_status, plus_status), ...] in sample order}, seconds, EvalPlus's output). Its cache
+    (the ground truth): `cache_home` (XDG_CACHE_HOME) if given, an empty one when `cold`, else the user's."""
     with tempfile.TemporaryDirectory() as d:
         d = Path(d)
         copy = d / "samples.jsonl"
@@ -46,7 +48,9 @@ def run_evalplus(problems: Path, samples: Path, dataset: str, python: str, paral
         else:
             shutil.copy(samples, copy)
         env = dict(os.environ, HUMANEVAL_OVERRIDE_PATH=str(problems.resolve()), MBPP_OVERRIDE_PATH=str(problems.resolve()))
-        if cold:
+        if cache_home is not None:
+            env["XDG_CACHE_HOME"] = str(cache_home)
+        elif cold:
             env["XDG_CACHE_HOME"] = str(d / "cache")
         cmd = [python, "-m", "evalplus.evaluate", "--dataset", dataset, "--samples", str(copy),
                "--parallel", str(parallel), "--i-just-wanna-run"]

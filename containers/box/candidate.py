@@ -7,7 +7,7 @@ import sys
 import time
 
 from .codec import Decoder, Encoder, Handles, Unencodable, changed, deep, snapshot
-from .framing import recv_msg, send_reply
+from .framing import MAX_MESSAGE, encode_msg, recv_msg, send_frame, send_reply
 from .layout import CANDIDATE_MODULE_NAME
 from .protocol import IO_RUNNER_FILE, SYNTAX_ERROR_EXIT
 from .text import safe_str
@@ -213,19 +213,45 @@ def _target(namespace, req, handles):
     return fn
 
 
+BATCH_FLUSH_S = 0.001   # answers of a batch wait at most about this long to go together in one frame
+
+
 def serve_batch(chan, namespace, req):
     """The tests' batch of calls of one function (EvalPlus's inputs, channels/differential.py): each is
-    called in turn and answered as soon as it returns, one reply per call, so that the tests judge each
-    as it arrives and time each reply themselves; an exception ends the batch (its reply is the last).
-    `timed` (the ground truth's batches only): each reply says how long the call itself took."""
+    called in turn and its answer sent soon after it returns (answers within BATCH_FLUSH_S of each other
+    go in one frame, {"replies": [...]}), so that the tests judge each as it arrives and time each frame
+    themselves; an exception ends the batch (its answer is the last). `timed` (the ground truth's batches
+    only): each answer says how long the call itself took."""
     _, _, handles = _SERVING
-    timed, track = req.get("timed") is True, req.get("mut") is True
+    timed, track, seq = req.get("timed") is True, req.get("mut") is True, req.get("seq")
+    pending, since = [], 0.0
     for args in req.get("calls", ()):
+        if pending and time.perf_counter() - since >= BATCH_FLUSH_S:
+            _send_replies(chan, pending, seq)
+            pending = []
         reply = serve_call(namespace, {"name": req.get("name"), "args": args, "kwargs": {}}, handles,
                            replay=False, track=track, timed=timed)
-        send_reply(chan, reply)
+        if not pending:
+            since = time.perf_counter()
+        pending.append(reply)
         if "exc" in reply:
-            return
+            break
+    if pending:
+        _send_replies(chan, pending, seq)
+
+
+def _send_replies(chan, replies, seq):
+    """One frame of answers, with the batch's `seq` (the tests' nonce for this request: an answer sent
+    before the request arrived cannot carry it)."""
+    try:
+        data = encode_msg({"replies": replies, "seq": seq})
+    except MemoryError:
+        data = None
+    if data is not None and len(data) <= MAX_MESSAGE:
+        send_frame(chan, data)
+        return
+    for reply in replies:   # one at a time: each within the cap, or replaced by one that says it is not
+        send_reply(chan, {"replies": [reply], "seq": seq} if "exc" not in reply else reply)
 
 
 def serve_call(namespace, req, handles=None, replay=True, track=True, timed=False) -> dict:

@@ -17,8 +17,10 @@ limit fails the candidate, as EvalPlus's SIGALRM does. A batch of one is that al
 The ground truth runs through the same path (mode "truth"): its outputs come back as data, and each
 call's own time as the serving code measured it around the call, as EvalPlus's trusted_exec does."""
 
+import collections
 import json
 import math
+import os
 import socket
 import time
 
@@ -199,21 +201,27 @@ class _Replies:
             raise EOFError
         if waiting:
             raise Unsolicited()
+        self.seq = request["seq"] = os.urandom(8).hex()   # a frame of answers must carry it
         self.t0 = time.perf_counter()
-        data = encode_msg(request)
+        calls = request.pop("calls")
+        head = json.dumps(request, separators=(",", ":"))
+        data = (head[:-1] + ',"calls":[' + ",".join(calls) + "]}").encode()
         self.own = time.perf_counter() - self.t0
         self.nbytes = len(data)
+        self.queued, self.span = collections.deque(), 0.0
         CLOCK.add(self.own, len(data))
         send_frame(chan, data)
 
     def next(self, limit):
-        """(reply, span) where span is the candidate's share of the time since the request; (None, span)
-        when no reply came within `limit` of it."""
+        """(reply, span) where span is the candidate's share of the time since the request (to when the
+        frame carrying the reply was read); (None, span) when none came within `limit` of it."""
+        if self.queued:
+            return self.queued.popleft(), self.span
         allowance = 2 * self.own + TransportClock.ROUND_TRIP + 2 * self.nbytes * TransportClock.PER_BYTE
         wait = self.t0 + limit + allowance + 0.005 - time.perf_counter()
         self.chan.settimeout(max(wait, 0.0) if math.isfinite(wait) else None)
         try:
-            reply, size, parse_s = recv_measured(self.chan)
+            frame, size, parse_s = recv_measured(self.chan)
         except (socket.timeout, TimeoutError):
             return None, time.perf_counter() - self.t0 - allowance
         finally:
@@ -222,19 +230,28 @@ class _Replies:
         self.nbytes += size
         CLOCK.add(parse_s, size)
         allowance = 2 * self.own + TransportClock.ROUND_TRIP + 2 * self.nbytes * TransportClock.PER_BYTE
-        return reply, max(0.0, time.perf_counter() - self.t0 - allowance)
+        self.span = max(0.0, time.perf_counter() - self.t0 - allowance)
+        if isinstance(frame, dict) and type(frame.get("replies")) is list and frame["replies"]:
+            if frame.get("seq") != self.seq:
+                raise Unsolicited()   # written before this request was: not an answer to it
+            self.queued.extend(frame["replies"])
+            return self.queued.popleft(), self.span
+        if isinstance(frame, dict) and set(frame) == {"exc"}:
+            return frame, self.span   # (an answer over the message cap, replaced by one saying so)
+        raise Unsolicited()
 
 
-def _call(texts, entry, timed, track):
-    return {"op": "batch", "name": entry, "timed": timed, "mut": track,
-            "calls": [json.loads(t) for t in texts]}
+def _call(texts, entry, timed, track) -> dict:
+    """The batch request; its calls are the host's texts of the inputs (the codec's JSON), spliced in as
+    they are (`_Replies` writes the request)."""
+    return {"op": "batch", "name": entry, "timed": timed, "mut": track, "calls": texts}
 
 
 def run_phase(chan, spec, ns):
     """Judge one phase (or, in mode truth, record the ground truth's outputs). Raises Verdict, or Rerun."""
     ep = spec["evalplus"]
     entry, phase = spec["entry_point"], ep["phase"]
-    inputs = ep["inputs"]   # each the JSON text of the codec's encoding of one input's arguments
+    inputs = ep["inputs"]   # each the JSON text of the codec's data of one input's arguments
     if ns.names is not None and entry not in ns.names:
         raise Verdict("failed", "exception:NameError", f"the program defines no {entry}()")
     if ep.get("mode") == "truth":
@@ -262,6 +279,9 @@ def run_phase(chan, spec, ns):
                 reply, span = replies.next(bound)
             except EOFError:
                 raise _gone(phase, k) from None
+            except Unsolicited:
+                raise Verdict("failed", "protocol_violation", f"an answer to {phase} input {k} that is not an answer "
+                              "to the tests' request (it does not carry the request's nonce)") from None
             except (Unencodable, ValueError, RecursionError) as e:
                 raise Verdict("failed", "protocol_violation", f"unreadable reply: {clean_text(safe_str(e), 300)}") from None
             if span > bound or reply is None:
@@ -286,19 +306,20 @@ def run_phase(chan, spec, ns):
                 raise Verdict("failed", "wrong_answer",
                               f"{phase} input {k}: {_short(_args(inputs[k]), 200)}: expected {_short(exp)}, "
                               f"got {_short(out)}", extra={"failed_phase": phase, "failed_input": k})
-        spent = span
-        size = max(1, min(MAX_BATCH, int(BATCH_TARGET_S / max(spent / (j - i), 1e-6))))
+        if replies.queued:
+            raise Verdict("failed", "protocol_violation", f"more answers than the {j - i} calls of a batch")
+        size = max(1, min(MAX_BATCH, int(BATCH_TARGET_S / max(span / (j - i), 1e-6))))
         i = j
     raise Verdict("passed", "tests_completed", f"{n} {phase} inputs",
                   extra={f"{phase}_inputs": n, f"{phase}_max_share": round(worst, 4)})
 
 
-def _args(text):
+def _args(data):
     """One input's arguments, decoded as the candidate decodes them (one decoder, argument by argument)."""
     try:
         dec = Decoder()
         with deep():
-            return tuple(dec.dec(a) for a in json.loads(text))
+            return tuple(dec.dec(a) for a in json.loads(data))
     except (Unencodable, ValueError, TypeError, RecursionError):
         return "<input>"
 
@@ -359,7 +380,7 @@ def _truth(chan, entry, ep, ns):
         for k in range(i, j):
             try:
                 reply, _ = replies.next(math.inf)
-            except EOFError:
+            except (EOFError, Unsolicited):
                 return Verdict("failed", "ground_truth_failed", f"the ground truth's process ended on {phase} input {k}")
             if not isinstance(reply, dict) or "exc" in reply or "ok" not in reply:
                 exc = reply.get("exc") if isinstance(reply, dict) and isinstance(reply.get("exc"), dict) else {}
@@ -371,8 +392,9 @@ def _truth(chan, entry, ep, ns):
             try:
                 with deep():   # an object that is not data is refused, but where MBPP+ asks only "not None?"
                     out = Decoder(make_handle=ns.handle if oracle == "not_none" else None, env=ns).dec(reply["ok"])
-                    value = (out is not None) if oracle == "not_none" else out
-                    outputs.append(json.dumps(Encoder().enc(value), separators=(",", ":")))
+                    # the candidate side's encoding is the codec's data already (checked by decoding it)
+                    outputs.append(("true" if out is not None else "false") if oracle == "not_none"
+                                   else json.dumps(reply["ok"], separators=(",", ":")))
             except (Unencodable, RecursionError) as e:
                 return Verdict("failed", "ground_truth_failed",
                                f"{phase} input {k}: the ground truth returned a value that is not plain data ({safe_str(e)})")

@@ -524,11 +524,13 @@ def run_test(chan, spec, compiled, job):
 
 
 def _differential(chan, spec, namespace) -> Verdict:
-    from .differential import Rerun, run_phase
+    from .differential import Rerun, Unsolicited, run_phase
     try:
         run_phase(chan, spec, namespace)
     except Verdict as v:
         return v
+    except Unsolicited:
+        return Verdict("failed", "protocol_violation", "the candidate sent what the tests had not asked for")
     except Rerun:
         return Verdict("error", "rerun_unbatched", "a batch took longer than the smallest limit among its inputs")
     except (EOFError, BrokenPipeError, ConnectionResetError):
