@@ -33,10 +33,24 @@ sys.path.insert(0, str(ROOT))
 
 DEFAULT_PYTHON = os.environ.get("PASSK_EVALPLUS_PYTHON", "/opt/evalplus-venv/bin/python")
 
+# EvalPlus's evaluate() starts a "stucking_checker" thread that sleeps 20 s between looks and is not a
+# daemon, so its process cannot exit sooner than 20 s after the first sample was submitted, however fast
+# the work was. `no_wait` runs the same evaluate() with that thread made a daemon: the time of its work.
+_NO_WAIT = """import sys, threading
+_init = threading.Thread.__init__
+def _daemon(self, *args, **kwargs):
+    kwargs.setdefault("daemon", True)
+    _init(self, *args, **kwargs)
+threading.Thread.__init__ = _daemon
+import evalplus.evaluate
+sys.argv = ["evalplus.evaluate"] + sys.argv[1:]
+evalplus.evaluate.main()
+"""
+
 
 def run_evalplus(problems: Path, samples: Path, dataset: str, python: str, parallel: int, cold: bool,
                  min_time_limit: float | None = None, factor: float | None = None,
-                 cache_home: Path | None = None) -> tuple[dict, float, str]:
+                 cache_home: Path | None = None, no_wait: bool = False) -> tuple[dict, float, str]:
     """({task: [(base_status, plus_status), ...] in sample order}, seconds, EvalPlus's output). Its cache
     (the ground truth): `cache_home` (XDG_CACHE_HOME) if given, an empty one when `cold`, else the user's."""
     with tempfile.TemporaryDirectory() as d:
@@ -52,8 +66,8 @@ def run_evalplus(problems: Path, samples: Path, dataset: str, python: str, paral
             env["XDG_CACHE_HOME"] = str(cache_home)
         elif cold:
             env["XDG_CACHE_HOME"] = str(d / "cache")
-        cmd = [python, "-m", "evalplus.evaluate", "--dataset", dataset, "--samples", str(copy),
-               "--parallel", str(parallel), "--i-just-wanna-run"]
+        cmd = [python, *(["-c", _NO_WAIT] if no_wait else ["-m", "evalplus.evaluate"]), "--dataset", dataset,
+               "--samples", str(copy), "--parallel", str(parallel), "--i-just-wanna-run"]
         if min_time_limit is not None:
             cmd += ["--min-time-limit", str(min_time_limit)]
         if factor is not None:

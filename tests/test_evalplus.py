@@ -442,3 +442,26 @@ def test_answers_sent_ahead_of_their_calls_are_not_answers(tmp_path):
     with Evaluator(workers=1) as ev:
         row = ev.evaluate([(p, FORGER)])[0]
     assert row.status == "failed" and row.reason == "protocol_violation", (row.reason, row.detail)
+
+
+def test_samples_as_evalplus_writes_them(tmp_path):
+    from harness.samples import SampleOptions, load_samples
+    problems = load_problems(HEP / "problems.jsonl")
+    # its codegen's directory: DIR/<task id, / as _>/<n>.py, each a whole program, in numeric order
+    for task in ("PlusDemo_0", "PlusDemo_1"):
+        (tmp_path / "d" / task).mkdir(parents=True)
+        for n in (0, 1, 10, 2):
+            (tmp_path / "d" / task / f"{n}.py").write_text(f"# sample {n}\n")
+    samples = load_samples(tmp_path / "d", problems)
+    assert [(s.task_id, s.sample_index, s.program) for s in samples if s.task_id == "PlusDemo/0"] == [
+        ("PlusDemo/0", i, f"# sample {n}\n") for i, n in enumerate((0, 1, 2, 10))]
+    # its samples.jsonl: `solution` (whole programs) or `completion` (after the prompt)
+    path = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "PlusDemo/0", "solution": "def add(a, b):\n    return a + b\n"},
+                                              {"task_id": "PlusDemo/0", "completion": "    return a + b\n"}])
+    s = load_samples(path, problems)
+    assert s[0].program == "def add(a, b):\n    return a + b\n" and s[1].program == problems["PlusDemo/0"].prompt + "    return a + b\n"
+    # a chat model's raw answer (its .raw.jsonl): the code of the last fenced block, as --extract-code takes it
+    raw = write_jsonl(tmp_path / "raw.jsonl", [{"task_id": "PlusDemo/0", "solution": "Sure:\n```python\ndef add(a, b):\n"
+                                                "    return a + b\n```\nDone."}])
+    s = load_samples(raw, problems, options=SampleOptions(extract_code=True))
+    assert s[0].program == "def add(a, b):\n    return a + b\n" and "Sure" in s[0].raw
