@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .config import Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
+from .config import EvalPlusSettings, Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
 from .constants import DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES, TRANSPORTS
 from .errors import InputError, PasskError
 
@@ -80,14 +80,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = command("evaluate", "run every candidate and score the run")
     ev.add_argument("--problems", required=True,
-                    help="problem file (HumanEval, MBPP, MultiPL-E, APPS, CodeContests, LiveCodeBench, BigCodeBench "
-                         "format: read from its fields) or a directory in passk's layout")
+                    help="problem file (HumanEval, HumanEval+, MBPP, MBPP+, MultiPL-E, APPS, CodeContests, "
+                         "LiveCodeBench, BigCodeBench format: read from its fields) or a directory in passk's layout")
     ev.add_argument("--samples", required=True,
                     help="candidates: .jsonl(.gz), .json (rows, or bigcode's generations.json), or a directory "
                          "(DIR/<task>/<file>.py, or MultiPL-E completion files)")
     ev.add_argument("--format", dest="problems_format", default=None,
-                    help="force the problem format (humaneval, mbpp, multipl-e, apps, codecontests, livecodebench, "
-                         "bigcodebench, native) instead of reading it from the file's fields")
+                    help="force the problem format (humaneval, humaneval+, mbpp, mbpp+, multipl-e, apps, codecontests, "
+                         "livecodebench, bigcodebench, native) instead of reading it from the file's fields")
     ev.add_argument("--channel", choices=("auto", "proxy", "in_process"), default="auto",
                     help="who decides verdicts: auto (per problem, documented rule), or force proxy or in_process")
     ev.add_argument("--stop-tokens", action="store_true",
@@ -126,6 +126,15 @@ def build_parser() -> argparse.ArgumentParser:
                     help="memory of a compile step, in MB (watched in the container's cgroup)")
     ev.add_argument("--base-image", default=default_base_image(),
                     help="base image with python3 for passk's image (e.g. python:3.11-slim; env PASSK_BASE_IMAGE)")
+    ev.add_argument("--min-time-limit", type=_positive(float), default=EvalPlusSettings.min_time_limit_s,
+                    help="HumanEval+/MBPP+ (EvalPlus's option): the floor of an input's time limit, in seconds; an "
+                         "input's limit is max(this, --gt-time-limit-factor x the ground truth's time on it), and "
+                         "--timeout-s does not apply to these problems")
+    ev.add_argument("--gt-time-limit-factor", type=_positive(float), default=EvalPlusSettings.gt_time_limit_factor,
+                    help="HumanEval+/MBPP+ (EvalPlus's option): an input's limit as a multiple of the ground truth's time")
+    ev.add_argument("--evalplus-timeout-per-task", type=_positive(float), default=EvalPlusSettings.task_timeout_s,
+                    help="HumanEval+/MBPP+ (EvalPlus's EVALPLUS_TIMEOUT_PER_TASK): each check (base, plus) gets "
+                         "min(this, the sum of its inputs' limits) + 2 s")
     _quiet_args(ev)
     _scoring_args(ev)
 
@@ -244,7 +253,9 @@ def cmd_evaluate(args) -> int:
                       compile_memory_mb=args.compile_memory_mb),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                 base_image=args.base_image, transport=args.transport, language=args.language,
-                                executor=args.executor, ray_address=args.ray_address))
+                                executor=args.executor, ray_address=args.ray_address),
+        evalplus=EvalPlusSettings(min_time_limit_s=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
+                                  task_timeout_s=args.evalplus_timeout_per_task))
     return _run_config(cfg, progress=_progress(args))
 
 

@@ -98,16 +98,18 @@ class NodeWorker:
                 "workers": self.ev.settings.workers, "facts": facts}
 
     def run_batch(self, items: list, problems: dict) -> list:
-        """Rows for (task_id, sample, limits, note, lost) items, in order; None for a job stopped before it ran."""
+        """Rows for (task_id, sample, limits, note, lost, differential key) items, in order; None for a job
+        stopped before it ran. `problems` holds object refs of the batch's problems (and EvalPlus parts)."""
         import ray
         wanted = [(task_id, ref) for task_id, ref in problems.items() if task_id not in self.problems]
         if wanted:   # each problem is in the object store once; a node fetches it the first time it needs it
             for (task_id, _), problem in zip(wanted, ray.get([ref for _, ref in wanted])):
                 self.problems.setdefault(task_id, problem)
-        futures = [self.ev.submit_job(Job(self.problems[task_id], sample, limits, note or {}))
-                   for task_id, sample, limits, note, _ in items]
+        futures = [self.ev.submit_job(Job(self.problems[task_id], sample, limits, note or {},
+                                          self.problems[part] if part is not None else None))
+                   for task_id, sample, limits, note, _, part in items]
         rows = []
-        for (_, _, _, _, lost), future in zip(items, futures):
+        for (_, _, _, _, lost, _), future in zip(items, futures):
             try:
                 row = future.result()
             except (Stopped, concurrent.futures.CancelledError):
@@ -395,7 +397,14 @@ class RayExecutor(Evaluator):
                 if held is None or held[0] is not job.problem:
                     held = self._problem_refs[task_id] = (job.problem, self.ray.put(job.problem))
                 problems[task_id] = held[1]
-                items.append((task_id, job.sample, job.limits, job.note or None, lost))
+                part = None   # an EvalPlus task's inputs, expected outputs and limits: in the store once too
+                if job.differential is not None:
+                    key = f"{task_id}\0{id(job.differential)}"
+                    held = self._problem_refs.get(key)
+                    if held is None or held[0] is not job.differential:
+                        held = self._problem_refs[key] = (job.differential, self.ray.put(job.differential))
+                    problems[key], part = held[1], key
+                items.append((task_id, job.sample, job.limits, job.note or None, lost, part))
                 entries.append((job, future, lost))
             if not items:
                 continue
