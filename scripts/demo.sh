@@ -24,7 +24,7 @@ run_set() {  # run_set NAME OUT [extra evaluate options...]
 }
 
 if [ "${1:-}" = "--all" ]; then
-  for name in demo mbpp multipl-e apps codecontests livecodebench bigcodebench native \
+  for name in demo mbpp multipl-e apps codecontests livecodebench bigcodebench native humanevalplus mbppplus \
               lang-cpp lang-rust lang-go lang-java lang-javascript lang-typescript; do
     extra=()
     case "$name" in multipl-e|lang-*) extra=(--stop-tokens) ;; esac

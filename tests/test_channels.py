@@ -91,7 +91,8 @@ def test_each_channel_labels_as_its_rules_say(rows, index):
 
 def test_io_rows_record_the_rule_and_the_tests(rows):
     row = rows[[c[0] for c in CASES].index("io: a wrong answer names the test")]
-    assert row.channel_detail == {"compare": "codecontests", "tests_passed": 0, "tests_total": 2, "failed_test": 0}
+    assert row.channel_detail == {"compare": "codecontests", "runner": "script", "tests_passed": 0, "tests_total": 2,
+                                  "failed_test": 0}
     assert "test 0" in row.detail and "expected '7\\n', got '12\\n'" in row.detail
 
 
@@ -103,3 +104,13 @@ def test_io_tests_together_have_a_total_limit():
         row, = ev.evaluate([(problem, "import time\ntime.sleep(0.4)\nprint(input())\n")])
     assert (row.status, row.reason) == ("timed_out", "wall_time_limit"), row.detail
     assert "together" in row.detail and 10 <= row.channel_detail["failed_test"] < 16
+
+
+def test_an_io_problem_made_without_a_runner_runs_as_a_script():
+    """Regression: the supervisor refused an io job whose runner was the Problem's default ("check"):
+    every io problem built in code (and native io problems) was an infrastructure fault."""
+    problem = Problem("io-default", "", "", None, channel="io", tests=(("3\n", "6\n"),))
+    assert problem.runner == "check"
+    with Evaluator(Limits(timeout_s=2, memory_mb=256), workers=1) as ev:
+        row, = ev.evaluate([(problem, "if __name__ == '__main__':\n    print(2 * int(input()))\n")])
+    assert (row.status, row.channel_detail["runner"]) == ("passed", "script")

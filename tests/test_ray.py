@@ -32,7 +32,7 @@ def cluster():
     c.shutdown()
 
 
-def _config(tmp_path, name, problems=DEMO_PROBLEMS, samples=DEMO_SAMPLES, **sandbox):
+def _config(tmp_path, name, problems=DEMO_PROBLEMS, samples=DEMO_SAMPLES, **sandbox):   # noqa: D103
     return RunConfig(problems=str(problems), samples=str(samples), out=str(tmp_path / name), k=(1,),
                      limits=Limits(timeout_s=3.0), sandbox=SandboxSettings(**{"workers": 1, **sandbox}))
 
@@ -59,6 +59,26 @@ def test_without_an_address_a_run_starts_its_own_local_cluster_and_keeps_it(tmp_
     rows = _rows(outcome.out_dir)
     assert len(rows) == 48 and len({r["node"] for r in rows}) == 1
     assert not ray.is_initialized()
+
+
+@pytest.mark.docker
+def test_an_evalplus_run_on_two_nodes_gets_the_local_run_s_verdicts_base_and_plus(tmp_path, cluster, monkeypatch):
+    """Regression: the nodes rebuilt each job without its EvalPlus part (inputs, expected outputs, limits).
+    The Ray run measures its own ground truth on the cluster (an empty cache)."""
+    from .conftest import ROOT
+    c, _ = cluster
+    where = ROOT / "problems" / "mbppplus"
+    files = {"problems": where / "problems.jsonl", "samples": where / "samples.jsonl"}
+    local = evaluate(_config(tmp_path, "local", workers=2, **files), progress=False)
+    monkeypatch.setenv("PASSK_CACHE_DIR", str(tmp_path / "cache-of-the-ray-run"))
+    remote = evaluate(_config(tmp_path, "ray", executor="ray", ray_address=c.address, **files), progress=False)
+    mine, theirs = _rows(local.out_dir), _rows(remote.out_dir)
+    verdicts = lambda rows: {(r["task_id"], r["sample_index"]): (r["status"], r["reason"], r["base_status"])  # noqa: E731
+                             for r in rows}
+    assert len(theirs) == len(mine) == 34 and verdicts(theirs) == verdicts(mine)
+    assert len({r["node"] for r in theirs}) == 2
+    truth = [json.loads((run / "manifest.json").read_text())["ground_truth"] for run in (local.out_dir, remote.out_dir)]
+    assert truth[0]["tasks"] == truth[1]["tasks"] == 11 and truth[1]["source"] == "measured"
 
 
 @pytest.mark.docker
