@@ -50,51 +50,16 @@ def differential_problems(problems: dict) -> dict:
 _ENCODED: dict = {}
 
 
-class _Aliased(Exception):
-    pass
-
-
-def _plain(v, seen):
-    """The codec's data for a value read from a file (box/codec.py's encoding, written out for the types
-    such a value has, as the codec's Decoder reads them); _Aliased when a container occurs twice (the
-    codec then refers to it: encoded by the codec itself)."""
-    t = type(v)
-    if v is None or t is bool or t is str:
-        return v
-    if t is int:
-        return v if -(2**53) < v < 2**53 else {"I": hex(v)}
-    if t is float:
-        return {"F": v.hex()}
-    if t is list or t is dict or t is set:
-        if id(v) in seen:
-            raise _Aliased()
-        seen.add(id(v))
-        if t is list:
-            return [_plain(x, seen) for x in v]
-        if t is dict:
-            return {"D": [[_plain(k, seen), _plain(x, seen)] for k, x in v.items()]}
-        return {"S": [_plain(x, seen) for x in v]}
-    if t is tuple:
-        return {"T": [_plain(x, seen) for x in v]}
-    if t is complex:
-        return {"C": [v.real.hex(), v.imag.hex()]}
-    raise _Aliased()   # anything else: the codec's own encoder
-
-
 _JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 
 def encode_args(args) -> str:
-    """One input's arguments as the JSON text of the codec's data, argument by argument."""
-    try:
-        seen: set = set()
-        data = [_plain(a, seen) for a in args]
-    except (_Aliased, RecursionError):
-        from .containers.box.codec import Encoder, deep
-        enc = Encoder()
-        with deep():
-            data = [enc.enc(a) for a in args]
-    return _JSON.encode(data)
+    """One input's arguments as the JSON text of the codec's data, argument by argument (one encoder:
+    the candidate's decoder numbers their containers in that order)."""
+    from .containers.box.codec import Encoder, deep
+    enc = Encoder()
+    with deep():
+        return _JSON.encode([enc.enc(a) for a in args])
 
 
 def encoded_inputs(problem: Problem) -> dict[str, list[str]]:

@@ -465,3 +465,15 @@ def test_samples_as_evalplus_writes_them(tmp_path):
                                                 "    return a + b\n```\nDone."}])
     s = load_samples(raw, problems, options=SampleOptions(extract_code=True))
     assert s[0].program == "def add(a, b):\n    return a + b\n" and "Sure" in s[0].raw
+
+
+def test_inputs_cross_as_the_codec_s_data_and_come_back_equal_with_their_types():
+    from harness.containers.box.codec import Decoder
+    from harness.groundtruth import encode_args
+    shared = [1, 2]
+    for args in [(1, 2.5, "x"), ((1, 2), {3, 4}, {"a": [None]}), (1 + 2j, 2 ** 70, [shared, shared]), ({}, [], ())]:
+        dec = Decoder()
+        back = tuple(dec.dec(a) for a in json.loads(encode_args(args)))
+        assert back == args and [type(a) for a in back] == [type(a) for a in args]
+        if args[2] == [shared, shared]:
+            assert back[2][0] is back[2][1]   # aliasing crosses as aliasing

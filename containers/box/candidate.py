@@ -406,13 +406,17 @@ def run_script(source):
     """Run the program as `__main__` (so `if __name__ == "__main__":` runs), reading this test's input on
     stdin. An uncaught exception ends it as Python does: traceback on stderr, exit code 1."""
     namespace = {"__name__": "__main__", "__builtins__": builtins, "__file__": "main.py"}
+    exec(_compiled_or_exit(source, "main.py"), namespace)
+
+
+def _compiled_or_exit(source, filename):
+    """The io program's code; one that does not compile ends its process with SYNTAX_ERROR_EXIT (it never ran)."""
     try:
-        code = compile(source, "main.py", "exec")
+        return compile(source, filename, "exec")
     except (SyntaxError, ValueError) as e:
         sys.stderr.write(f"{type(e).__name__}: {safe_str(e)}\n")
         sys.stderr.flush()
         os._exit(SYNTAX_ERROR_EXIT)
-    exec(code, namespace)
 
 
 def run_apps_stdin(source):
@@ -436,12 +440,7 @@ def run_apps_stdin(source):
     out_fd = os.dup(1)
     os.dup2(null, 0)
     os.dup2(null, 1)
-    try:
-        code = compile(source, "tmp_sol", "exec")
-    except (SyntaxError, ValueError) as e:
-        sys.stderr.write(f"{type(e).__name__}: {safe_str(e)}\n")
-        sys.stderr.flush()
-        os._exit(SYNTAX_ERROR_EXIT)
+    code = _compiled_or_exit(source, "tmp_sol")
     module = types.ModuleType("tmp_sol")
     sys.modules["tmp_sol"] = module
     exec(code, module.__dict__)
