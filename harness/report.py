@@ -128,10 +128,11 @@ def format_score(score: dict, fmt: str) -> str:
 # ------------------------------------------------------------------------------------------------
 
 
-def _curve(score: dict, rows) -> list[tuple[int, float]]:
-    """pass@k for k = 1..min n, as floats (a chart; the exact values of the reported k are in the table)."""
+def _curve(score: dict, rows, verdict: str = "status") -> list[tuple[int, float]]:
+    """pass@k for k = 1..min n, as floats (a chart; the exact values of the reported k are in the table);
+    `verdict` "base": of EvalPlus's base verdicts."""
     from .scoring import count_tasks, pass_at_k
-    counts = [c for c in count_tasks(rows, exclude_errors=True).values() if c.n > 0]
+    counts = [c for c in count_tasks(rows, exclude_errors=True, verdict=verdict).values() if c.n > 0]
     if not counts or score.get("errors_remaining"):
         return []
     pairs = Counter((c.n, c.c) for c in counts)  # tasks share (n, c): each pair is computed once per k
@@ -150,7 +151,8 @@ def _margins(rows) -> dict:
             "max": max(ratios) if ratios else None}
 
 
-def _svg_line(points: list[tuple[int, float]], width=520, height=220) -> str:
+def _svg_line(points: list[tuple[int, float]], width=520, height=220, second=None) -> str:
+    """The pass@k curve; `second` (EvalPlus's base curve) drawn dashed beside it."""
     if not points:
         return ""
     pad = 40
@@ -160,6 +162,15 @@ def _svg_line(points: list[tuple[int, float]], width=520, height=220) -> str:
     def y(v):
         return height - pad + 10 - v * (height - 2 * pad)
     path = " ".join(f"{'M' if i == 0 else 'L'}{x(k):.1f},{y(v):.1f}" for i, (k, v) in enumerate(points))
+    extra = ""
+    if second:
+        line = " ".join(f"{'M' if i == 0 else 'L'}{x(k):.1f},{y(v):.1f}" for i, (k, v) in enumerate(second))
+        extra = (f'<path d="{line}" fill="none" stroke="#c2721b" stroke-width="2" stroke-dasharray="6 4"/>'
+                 + "".join(f'<circle cx="{x(k):.1f}" cy="{y(v):.1f}" r="3" fill="#c2721b"><title>base pass@{k} = '
+                           f'{v:.4f}</title></circle>' for k, v in second)
+                 + f'<text x="{width - pad}" y="{pad - 14}" text-anchor="end" font-size="11" fill="#c2721b">'
+                   f'base (dashed)</text><text x="{width - pad}" y="{pad - 2}" text-anchor="end" font-size="11" '
+                   f'fill="#1f5fa8">plus</text>')
     dots = "".join(f'<circle cx="{x(k):.1f}" cy="{y(v):.1f}" r="3"><title>pass@{k} = {v:.4f}</title></circle>'
                    for k, v in points)
     grid = "".join(f'<line x1="{pad}" x2="{width - pad}" y1="{y(g):.1f}" y2="{y(g):.1f}" stroke="#ddd"/>'
@@ -169,7 +180,7 @@ def _svg_line(points: list[tuple[int, float]], width=520, height=220) -> str:
                     for k, _ in points if kmax <= 20 or k in (1, kmax) or k % max(1, kmax // 10) == 0)
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
             f'aria-label="pass@k curve">{grid}{ticks}<path d="{path}" fill="none" stroke="#1f5fa8" stroke-width="2"/>'
-            f'{dots}<text x="{width / 2}" y="{height - 4}" text-anchor="middle" font-size="12">k</text></svg>')
+            f'{dots}{extra}<text x="{width / 2}" y="{height - 4}" text-anchor="middle" font-size="12">k</text></svg>')
 
 
 def _svg_bars(bins: list[int], width=520, height=200) -> str:
@@ -514,10 +525,19 @@ def build_report(run_dir) -> tuple[str, str]:
         doc.table(["label and reason", "candidates", "share of all", "example (task #sample: detail)"], why)
     else:
         doc.para("Every candidate passed.")
-    doc.h2("pass@k curve", _svg_line([(k, v) for k, v in curve]))
-    doc.table(["k", "pass@k"], [[k, f"{v:.4f}"] for k, v in curve])
+    if base:
+        base_curve = _curve(score, rows, verdict="base")
+        doc.h2("pass@k curve", _svg_line(curve, second=base_curve))
+        doc.table(["k", "plus pass@k", "base pass@k"], [[k, f"{v:.4f}", f"{b:.4f}"] for (k, v), (_, b) in zip(curve, base_curve)])
+    else:
+        doc.h2("pass@k curve", _svg_line([(k, v) for k, v in curve]))
+        doc.table(["k", "pass@k"], [[k, f"{v:.4f}"] for k, v in curve])
     doc.h2("Labels")
-    doc.table(["status", "count"], [[k, v] for k, v in score["labels"].items()])
+    if base:
+        doc.table(["status", "count (plus: the row's status)", "base verdicts"],
+                  [[k, v, base.get("labels", {}).get(k, "-")] for k, v in score["labels"].items()])
+    else:
+        doc.table(["status", "count"], [[k, v] for k, v in score["labels"].items()])
     channels = score.get("verdict_channels") or {}
     if channels:
         doc.para("Who decided the verdicts (proxy: the tests in a process the candidate cannot reach; "
@@ -525,7 +545,9 @@ def build_report(run_dir) -> tuple[str, str]:
                  "comparing stdout):")
         doc.table(["verdict channel", *score["labels"]],
                   [[ch, *[per.get(label, 0) for label in score["labels"]]] for ch, per in channels.items()])
-    doc.h2("Wall time of passing candidates against the timeout", _svg_bars(margins["bins"]))
+    doc.h2("Wall time of passing candidates against the timeout" if not base else
+           "Time of passing candidates against their limits (EvalPlus: each one's largest share of an input's limit)",
+           _svg_bars(margins["bins"]))
     doc.para(f"{margins['count']} passing candidates; {margins['within_20pct']} passed within 20% of the limit"
              + (f"; the closest used {margins['max']:.0%} of it." if margins["max"] is not None else "."))
     doc.table(["share of timeout", "passing candidates"],
@@ -534,8 +556,11 @@ def build_report(run_dir) -> tuple[str, str]:
         doc.h2("Audit")
         items = []
         for rel in audit.get("relaxed", []):
+            flips = (f" (EvalPlus: {rel['plus_flips']} plus and {rel['base_flips']} base verdicts flip; base pass@k "
+                     + ", ".join(f"@{k}={v:.4f}" for k, v in rel.get("base_pass_at_k", {}).items()) + ")"
+                     if "plus_flips" in rel else "")
             items.append(((f"limits ×{rel['factor']}: {len(rel['flips'])} labels change; pass@k "
-                           + ", ".join(f"@{k}={v:.4f}" for k, v in rel.get("pass_at_k", {}).items()),),
+                           + ", ".join(f"@{k}={v:.4f}" for k, v in rel.get("pass_at_k", {}).items()) + flips,),
                           [(f"{f['task_id']} #{f['sample_index']}: {f['from']} → {f['to']}",) for f in rel["flips"][:20]]))
         canon = audit.get("canonical", {})
         if canon.get("cannot_pass"):
@@ -547,13 +572,21 @@ def build_report(run_dir) -> tuple[str, str]:
         doc.bullets(items)
     doc.h2("Tasks, worst first")
     task_rows = []
+    if base:
+        from .scoring import count_tasks
+        base_c = {t: c.c for t, c in count_tasks(rows, exclude_errors=True, verdict="base").items()}
     for t, c in sorted(score["per_task"].items(), key=lambda item: (
             item[1]["c"] / item[1]["n"] if item[1]["n"] else 1.0, -item[1]["timed_out"] - item[1]["errors"],
             _natural(item[0]))):
         d = score["diversity"].get(t, {})
         task_rows.append([t, c["n"], c["c"], c["failed"], c["timed_out"], c["errors"], d.get("distinct", "-"),
                           f"{c['c'] / c['n']:.3f}" if c["n"] else "-"])
-    doc.table(["task", "n", "c", "failed", "timed out", "errors", "distinct texts", "pass@1"], task_rows)
+        if base:
+            task_rows[-1].insert(3, base_c.get(t, 0))
+    columns = ["task", "n", "c", "failed", "timed out", "errors", "distinct texts", "pass@1"]
+    if base:
+        columns[2:3] = ["c (plus)", "c (base)"]
+    doc.table(columns, task_rows)
     programs, note = _load_programs(manifest)
     drill = Doc()
     _drill_down(drill, rows, programs, note)

@@ -15,16 +15,19 @@ run here on the host, unsandboxed: every candidate below is derived by this scri
                            Reference: MultiPL-E's rule for Python: `python3 prompt+completion+"\\n"+tests`,
                            exit code 0 within the time limit = OK.
     apps, codecontests,    ten stdin tasks written here (sums, floats, YES/NO, lists, grids, several
-    livecodebench          cases per input), each with 21 output variants of its correct program
-                           (trailing spaces, CRLF, blank lines, one token per line, case, float
+    livecodebench          cases per input), each with 23 variants of its correct program (21 of its
+                           output: trailing spaces, CRLF, blank lines, one token per line, case, float
                            precision, token and line order, exit(0), a crash after printing, a wrong
-                           number...), written as each benchmark's own problem file; plus each shipped
-                           set under problems/. Reference: the program as a plain python3 process per
-                           test (stdin in, stdout out), judged by that benchmark's comparison, transcribed
-                           below from its source step by step (APPS eval/testing_util.py's cascade,
-                           CodeContests' OutputsMatch/ValuesMatch, LiveCodeBench's grade_stdio and
-                           grade_call_based); call-based tasks call the function the way those files do.
-                           A test passes when the process exited 0 in time and the output matches.
+                           number...; its work under `if __name__ == "__main__":`; its input read through
+                           sys.stdin.buffer), written as each benchmark's own problem file; plus each
+                           shipped set under problems/. Reference: the program as a plain python3 process
+                           per test (stdin in, stdout out) for CodeContests and LiveCodeBench, and as
+                           APPS's grader runs it for APPS (in its own process: `_APPS_DRIVER`), judged by
+                           that benchmark's comparison, transcribed below from its source step by step
+                           (APPS eval/testing_util.py's cascade, CodeContests' OutputsMatch/ValuesMatch,
+                           LiveCodeBench's grade_stdio and grade_call_based); call-based tasks call the
+                           function the way those files do. A test passes when the program ended without
+                           an error in time and the output matches.
 
 Usage: python3 scripts/agreement_formats.py [--formats mbpp,multipl-e,...] [--timeout 3] [--workers 2]
 Prints, per format, the candidates, the reference's and passk's counts, the agreement, and every

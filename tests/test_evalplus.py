@@ -477,3 +477,17 @@ def test_inputs_cross_as_the_codec_s_data_and_come_back_equal_with_their_types()
         assert back == args and [type(a) for a in back] == [type(a) for a in args]
         if args[2] == [shared, shared]:
             assert back[2][0] is back[2][1]   # aliasing crosses as aliasing
+
+
+def test_the_report_shows_base_and_plus_side_by_side(tmp_path):
+    from harness.report import write_report
+    rows = [{"task_id": t, "sample_index": i, "status": s, "base_status": b, "reason": "tests_completed"
+             if s == "passed" else "wrong_answer", "limits": {"timeout_s": 5.0}}
+            for t, i, s, b in [("a", 0, "passed", "passed"), ("a", 1, "failed", "passed"), ("b", 0, "failed", "failed"),
+                               ("b", 1, "passed", "passed")]]
+    write_jsonl(tmp_path / "results.jsonl", rows)
+    md, html = write_report(tmp_path)
+    text = md.read_text()
+    assert "| k | base pass@k | plus pass@k |" in text and "| 1 | 0.7500 | 0.5000 |" in text
+    assert "| task | n | c (plus) | c (base) |" in text
+    assert "base pass@k" in html.read_text() and "base (dashed)" in html.read_text()
