@@ -177,7 +177,7 @@ class Evaluator:
             if held is None or held[0] is not problem.differential:
                 tasks = groundtruth.measure({problem.task_id: problem}, self.limits, self.settings, self)
                 held = self._truths[id(problem.differential)] = (
-                    problem.differential, groundtruth.GroundTruth("api", tasks, {"source": "measured"}))
+                    problem.differential, groundtruth.GroundTruth.of("api", tasks, {"source": "measured"}))
         return groundtruth.judge_job(problem, sample, held[1], self.limits, self.evalplus, limits=limits)
 
     def _next_index(self, task_id: str) -> int:

@@ -15,11 +15,11 @@ naming the file, its line, the task and the input (exit 2)."""
 
 from __future__ import annotations
 
-import functools
 import gzip
 import hashlib
 import json
 import os
+import shutil
 import time
 import uuid
 from dataclasses import dataclass, replace
@@ -73,6 +73,35 @@ def encoded_inputs(problem: Problem) -> dict[str, list[str]]:
         _ENCODED.clear()
     _ENCODED[key] = (problem.differential, out)
     return out
+
+
+def prepare_inputs(problems: dict, problems_sha256: str) -> None:
+    """Every EvalPlus task's encoded inputs, from the cache when this file's were encoded before (by this
+    codec: its source is part of the key), else encoded now and cached."""
+    wanted = differential_problems(problems)
+    if not wanted:
+        return
+    from .containers.box import codec
+    codec_sha = hashlib.sha256(Path(codec.__file__).read_bytes()).hexdigest()
+    name = hashlib.sha256(f"{VERSION}\0{problems_sha256}\0{codec_sha}".encode()).hexdigest()
+    path = cache_dir() / f"{name}.inputs.json.gz"
+    try:
+        with open(path, "rb") as f:
+            cached = json.loads(gzip.decompress(f.read()))
+    except (OSError, ValueError, EOFError):
+        cached = None
+    if isinstance(cached, dict) and all(
+            isinstance(cached.get(t), dict) and all(len(cached[t].get(ph, ())) == len(getattr(p.differential, ph))
+                                                  for ph in PHASES) for t, p in wanted.items()):
+        for t, p in wanted.items():
+            _ENCODED[id(p.differential)] = (p.differential, {ph: cached[t][ph] for ph in PHASES})
+        return
+    encoded = {t: encoded_inputs(p) for t, p in wanted.items()}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_bytes(path, gzip.compress(json.dumps(encoded, separators=(",", ":")).encode(), compresslevel=1))
+    except OSError:
+        pass
 
 
 def _part(problem: Problem, mode: str) -> dict:
@@ -137,42 +166,61 @@ def measure(problems: dict, base: Limits, settings, evaluator) -> dict:
 @dataclass
 class GroundTruth:
     """The ground truth of one problem file: per task, per phase, outputs (the codec's JSON text) and times.
-    Its sha256 covers the key and the tasks (not `meta`, which says where this copy came from)."""
+    Its file holds exactly {version, rule, key, tasks} as canonical JSON (gzip); its sha256 is that of
+    those bytes. `meta` (where this copy came from, how long it took) lives beside it, in the manifest."""
     key: str
     tasks: dict
     meta: dict
+    sha256: str = ""
+    data: bytes = b""   # the canonical JSON, when known
 
-    def to_json(self) -> dict:
-        return {"version": VERSION, "rule": RULE, "key": self.key, "meta": self.meta, "tasks": self.tasks}
-
-    @functools.cached_property
-    def sha256(self) -> str:
-        content = {"version": VERSION, "rule": RULE, "key": self.key, "tasks": self.tasks}
-        return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+    @staticmethod
+    def of(key: str, tasks: dict, meta: dict) -> "GroundTruth":
+        data = json.dumps({"version": VERSION, "rule": RULE, "key": key, "tasks": tasks}, sort_keys=True,
+                          separators=(",", ":")).encode()
+        return GroundTruth(key, tasks, meta, hashlib.sha256(data).hexdigest(), data)
 
     def summary(self) -> dict:
         n = sum(len(t[ph]["times"]) for t in self.tasks.values() for ph in PHASES)
         return {"rule": RULE, "key": self.key, "sha256": self.sha256, "file": GROUND_TRUTH_FILE,
-                "tasks": len(self.tasks), "inputs": n, "truth_cap_s": TRUTH_CAP_S, **self.meta}
+                "tasks": len(self.tasks), "inputs": n, "truth_cap_s": TRUTH_CAP_S, **public(self.meta)}
 
 
 def read(path: Path) -> GroundTruth | None:
+    """The ground truth in `path` (its sha256 that of what the file holds), or None."""
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            data = json.load(f)
+        with open(path, "rb") as f:
+            data = gzip.decompress(f.read())
+        content = json.loads(data)
     except (OSError, ValueError, EOFError):
         return None
-    if not isinstance(data, dict) or data.get("version") != VERSION or not isinstance(data.get("tasks"), dict):
+    if not isinstance(content, dict) or content.get("version") != VERSION or not isinstance(content.get("tasks"), dict):
         return None
-    return GroundTruth(data["key"], data["tasks"], data.get("meta") or {})
+    return GroundTruth(content["key"], content["tasks"], {}, hashlib.sha256(data).hexdigest(), data)
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
 
 
 def write(path: Path, truth: GroundTruth) -> None:
-    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-    data = json.dumps(truth.to_json(), separators=(",", ":")).encode()
-    with open(tmp, "wb") as f:
-        f.write(gzip.compress(data, compresslevel=1))
-    os.replace(tmp, path)
+    """The ground truth's file, from its tasks as they are now."""
+    _write_bytes(path, gzip.compress(GroundTruth.of(truth.key, truth.tasks, {}).data, compresslevel=1))
+
+
+def save_into(path: Path, truth: GroundTruth) -> None:
+    """The run directory's copy: the cache's file as it is, or written."""
+    source = truth.meta.get("_cached_file")
+    if source:
+        try:
+            shutil.copyfile(source, path)
+            return
+        except OSError:
+            pass
+    write(path, truth)
 
 
 def obtain(problems: dict, problems_sha256: str, base: Limits, settings, evaluator, facts: dict,
@@ -187,25 +235,36 @@ def obtain(problems: dict, problems_sha256: str, base: Limits, settings, evaluat
         if found is None or found.sha256 != pinned_sha256:
             raise InputError(f"{run_file}: the ground truth this run was judged by (sha256 {pinned_sha256[:12]}…) "
                              "is missing or changed; its limits cannot be reproduced: use another --out")
+        found.meta = {"_cached_file": str(run_file)}
         return found
     key = cache_key(problems_sha256, facts, base)
     cached_path = cache_dir() / f"{key}.json.gz"
     found = read(cached_path) if cached_path.exists() else None
     if found is not None and found.key == key and set(found.tasks) == set(wanted):
-        found.meta = dict(found.meta, source="cache")
+        try:
+            meta = json.loads(cached_path.with_suffix(".meta").read_text())
+        except (OSError, ValueError):
+            meta = {}
+        found.meta = {**(meta if isinstance(meta, dict) else {}), "source": "cache", "_cached_file": str(cached_path)}
         return found
     t0 = time.monotonic()
     tasks = measure(wanted, base, settings, evaluator)
-    truth = GroundTruth(key, tasks, {"source": "measured", "measured_s": round(time.monotonic() - t0, 3),
-                                     "image_id": facts.get("image_id"), "runtime": facts.get("runtime"),
-                                     "memory_mb": base.memory_mb, "cpus": base.cpus,
-                                     "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    meta = {"source": "measured", "measured_s": round(time.monotonic() - t0, 3), "image_id": facts.get("image_id"),
+            "runtime": facts.get("runtime"), "memory_mb": base.memory_mb, "cpus": base.cpus,
+            "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    truth = GroundTruth.of(key, tasks, meta)
     try:
         cached_path.parent.mkdir(parents=True, exist_ok=True)
         write(cached_path, truth)
+        _write_bytes(cached_path.with_suffix(".meta"), json.dumps(meta).encode())
+        truth.meta["_cached_file"] = str(cached_path)
     except OSError:
         pass   # no cache (read-only home): measured again next time
     return truth
+
+
+def public(meta: dict) -> dict:
+    return {k: v for k, v in meta.items() if not k.startswith("_")}
 
 
 def input_limits(times, ev: EvalPlusSettings, factor: float = 1.0) -> list[float]:
@@ -219,8 +278,24 @@ def phase_cap(limits, ev: EvalPlusSettings, factor: float = 1.0) -> float:
     return min(factor * ev.task_timeout_s, sum(limits)) + 2.0
 
 
+_PARTS: dict = {}
+
+
 def judge_part(problem: Problem, truth: GroundTruth, ev: EvalPlusSettings, factor: float = 1.0) -> tuple[dict, dict]:
-    """(what a candidate's job carries, what its row records of the limits) for one EvalPlus task."""
+    """(what a candidate's job carries, what its row records of the limits) for one EvalPlus task: one per
+    task, ground truth, settings and factor, shared by its candidates' jobs (their JSON is made once)."""
+    key = (id(problem.differential), id(truth), ev, factor)
+    held = _PARTS.get(key)
+    if held is not None and held[0] is problem.differential and held[1] is truth:
+        return held[2]
+    if len(_PARTS) > 4096:
+        _PARTS.clear()
+    made = _judge_part(problem, truth, ev, factor)
+    _PARTS[key] = (problem.differential, truth, made)
+    return made
+
+
+def _judge_part(problem: Problem, truth: GroundTruth, ev: EvalPlusSettings, factor: float) -> tuple[dict, dict]:
     inputs = encoded_inputs(problem)
     part = _part(problem, "judge")
     record = {"rule": RULE, "dataset": problem.differential.dataset, "oracle": problem.differential.oracle,

@@ -145,8 +145,7 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
             raise InputError(f"{cfg.problems}: its problems are in {language}, the run's sandbox is set to "
                              f"{settings.language} (sandbox.language / --language)")
         samples = load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)
-        for problem in groundtruth.differential_problems(problems).values():
-            groundtruth.encoded_inputs(problem)   # while the sandbox starts
+        groundtruth.prepare_inputs(problems, inputs["problems"]["sha256"])   # while the sandbox starts
     except BaseException:
         started()
         ev.close()
@@ -163,7 +162,7 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
         truth = _ground_truth(problems, cfg, inputs, ev, facts, out, old, ground_truth_of)
         out.mkdir(parents=True, exist_ok=True)
         if truth is not None and not (out / GROUND_TRUTH_FILE).exists():
-            groundtruth.write(out / GROUND_TRUTH_FILE, truth)
+            groundtruth.save_into(out / GROUND_TRUTH_FILE, truth)
         store = ResultStore(out / RESULTS_FILE)
         manifest = old or {**base_manifest(config, inputs), "run_id": run_id, "started_at": now()}
         manifest["config"] = config  # the latest resolved config (k and scoring may change on resume)
