@@ -21,7 +21,6 @@ import json
 import os
 import shutil
 import time
-import uuid
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -75,16 +74,21 @@ def encoded_inputs(problem: Problem) -> dict[str, list[str]]:
     return out
 
 
-def prepare_inputs(problems: dict, problems_sha256: str) -> None:
-    """Every EvalPlus task's encoded inputs, from the cache when this file's were encoded before (by this
-    codec: its source is part of the key), else encoded now and cached."""
-    wanted = differential_problems(problems)
-    if not wanted:
-        return
+def _inputs_cache(problems_sha256: str) -> Path:
     from .containers.box import codec
     codec_sha = hashlib.sha256(Path(codec.__file__).read_bytes()).hexdigest()
     name = hashlib.sha256(f"{VERSION}\0{problems_sha256}\0{codec_sha}".encode()).hexdigest()
-    path = cache_dir() / f"{name}.inputs.json.gz"
+    return cache_dir() / f"{name}.inputs.json.gz"
+
+
+def prepare_inputs(problems: dict, problems_sha256: str) -> bool:
+    """Every EvalPlus task's encoded inputs from the cache, when this file's were encoded before (by this
+    codec: its source is part of the key). False when they were not (they are encoded when first needed:
+    store_inputs caches them)."""
+    wanted = differential_problems(problems)
+    if not wanted:
+        return True
+    path = _inputs_cache(problems_sha256)
     try:
         with open(path, "rb") as f:
             cached = json.loads(gzip.decompress(f.read()))
@@ -95,9 +99,17 @@ def prepare_inputs(problems: dict, problems_sha256: str) -> None:
                                                   for ph in PHASES) for t, p in wanted.items()):
         for t, p in wanted.items():
             _ENCODED[id(p.differential)] = (p.differential, {ph: cached[t][ph] for ph in PHASES})
+        return True
+    return False
+
+
+def store_inputs(problems: dict, problems_sha256: str) -> None:
+    """Cache every EvalPlus task's encoded inputs (encoding any not encoded yet)."""
+    encoded = {t: encoded_inputs(p) for t, p in differential_problems(problems).items()}
+    if not encoded:
         return
-    encoded = {t: encoded_inputs(p) for t, p in wanted.items()}
     try:
+        path = _inputs_cache(problems_sha256)
         path.parent.mkdir(parents=True, exist_ok=True)
         _write_bytes(path, gzip.compress(json.dumps(encoded, separators=(",", ":")).encode(), compresslevel=1))
     except OSError:
@@ -134,10 +146,10 @@ def _where(problem: Problem) -> str:
 def measure(problems: dict, base: Limits, settings, evaluator) -> dict:
     """Run every task's ground truth in the sandbox. {task: {phase: {outputs, times}}}; a task whose
     ground truth cannot be judged stops the run (InputError naming it)."""
-    from .execute import execute
-    jobs = [truth_job(p, base) for p in problems.values()]
-    rows = []
-    execute(jobs, base, settings, "groundtruth-" + uuid.uuid4().hex, rows.append, evaluator=evaluator)
+    evaluator.start()
+    # each task's job goes as soon as its inputs are encoded: the sandbox works while the host encodes
+    futures = [evaluator.submit_job(truth_job(p, base)) for p in problems.values()]
+    rows = [f.result() for f in futures]
     out = {}
     for row in rows:
         problem = problems[row.task_id]

@@ -145,7 +145,7 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
             raise InputError(f"{cfg.problems}: its problems are in {language}, the run's sandbox is set to "
                              f"{settings.language} (sandbox.language / --language)")
         samples = load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)
-        groundtruth.prepare_inputs(problems, inputs["problems"]["sha256"])   # while the sandbox starts
+        inputs_cached = groundtruth.prepare_inputs(problems, inputs["problems"]["sha256"])   # while the sandbox starts
     except BaseException:
         started()
         ev.close()
@@ -160,6 +160,8 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
             raise InputError(f"{out}: was started with image {old['sandbox'].get('image_id')}, "
                              f"now {facts['image_id']}; labels would not be comparable; use another --out")
         truth = _ground_truth(problems, cfg, inputs, ev, facts, out, old, ground_truth_of)
+        if not inputs_cached:
+            groundtruth.store_inputs(problems, inputs["problems"]["sha256"])
         out.mkdir(parents=True, exist_ok=True)
         if truth is not None and not (out / GROUND_TRUTH_FILE).exists():
             groundtruth.save_into(out / GROUND_TRUTH_FILE, truth)
