@@ -184,18 +184,22 @@ class GroundTruth:
     tasks: dict
     meta: dict
     sha256: str = ""
-    data: bytes = b""   # the canonical JSON, when known
+    path: str | None = None   # a file that holds exactly this ground truth (the cache's, a run's)
 
     @staticmethod
     def of(key: str, tasks: dict, meta: dict) -> "GroundTruth":
-        data = json.dumps({"version": VERSION, "rule": RULE, "key": key, "tasks": tasks}, sort_keys=True,
-                          separators=(",", ":")).encode()
-        return GroundTruth(key, tasks, meta, hashlib.sha256(data).hexdigest(), data)
+        return GroundTruth(key, tasks, meta, hashlib.sha256(_canonical(key, tasks)).hexdigest())
 
     def summary(self) -> dict:
         n = sum(len(t[ph]["times"]) for t in self.tasks.values() for ph in PHASES)
         return {"rule": RULE, "key": self.key, "sha256": self.sha256, "file": GROUND_TRUTH_FILE,
-                "tasks": len(self.tasks), "inputs": n, "truth_cap_s": TRUTH_CAP_S, **public(self.meta)}
+                "tasks": len(self.tasks), "inputs": n, "truth_cap_s": TRUTH_CAP_S, **self.meta}
+
+
+def _canonical(key: str, tasks: dict) -> bytes:
+    """What a ground truth's file holds (gzip-compressed), and what its sha256 is of."""
+    return json.dumps({"version": VERSION, "rule": RULE, "key": key, "tasks": tasks}, sort_keys=True,
+                      separators=(",", ":")).encode()
 
 
 def read(path: Path) -> GroundTruth | None:
@@ -208,7 +212,7 @@ def read(path: Path) -> GroundTruth | None:
         return None
     if not isinstance(content, dict) or content.get("version") != VERSION or not isinstance(content.get("tasks"), dict):
         return None
-    return GroundTruth(content["key"], content["tasks"], {}, hashlib.sha256(data).hexdigest(), data)
+    return GroundTruth(content["key"], content["tasks"], {}, hashlib.sha256(data).hexdigest(), str(path))
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
@@ -220,15 +224,14 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 def write(path: Path, truth: GroundTruth) -> None:
     """The ground truth's file, from its tasks as they are now."""
-    _write_bytes(path, gzip.compress(GroundTruth.of(truth.key, truth.tasks, {}).data, compresslevel=1))
+    _write_bytes(path, gzip.compress(_canonical(truth.key, truth.tasks), compresslevel=1))
 
 
 def save_into(path: Path, truth: GroundTruth) -> None:
-    """The run directory's copy: the cache's file as it is, or written."""
-    source = truth.meta.get("_cached_file")
-    if source:
+    """The run directory's copy: the file that holds it, as it is, or written."""
+    if truth.path:
         try:
-            shutil.copyfile(source, path)
+            shutil.copyfile(truth.path, path)
             return
         except OSError:
             pass
@@ -247,7 +250,6 @@ def obtain(problems: dict, problems_sha256: str, base: Limits, settings, evaluat
         if found is None or found.sha256 != pinned_sha256:
             raise InputError(f"{run_file}: the ground truth this run was judged by (sha256 {pinned_sha256[:12]}…) "
                              "is missing or changed; its limits cannot be reproduced: use another --out")
-        found.meta = {"_cached_file": str(run_file)}
         return found
     key = cache_key(problems_sha256, facts, base)
     cached_path = cache_dir() / f"{key}.json.gz"
@@ -257,26 +259,23 @@ def obtain(problems: dict, problems_sha256: str, base: Limits, settings, evaluat
             meta = json.loads(cached_path.with_suffix(".meta").read_text())
         except (OSError, ValueError):
             meta = {}
-        found.meta = {**(meta if isinstance(meta, dict) else {}), "source": "cache", "_cached_file": str(cached_path)}
+        found.meta = {**(meta if isinstance(meta, dict) else {}), "source": "cache"}
         return found
     t0 = time.monotonic()
     tasks = measure(wanted, base, settings, evaluator)
     meta = {"source": "measured", "measured_s": round(time.monotonic() - t0, 3), "image_id": facts.get("image_id"),
             "runtime": facts.get("runtime"), "memory_mb": base.memory_mb, "cpus": base.cpus,
             "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    truth = GroundTruth.of(key, tasks, meta)
+    data = _canonical(key, tasks)
+    truth = GroundTruth(key, tasks, meta, hashlib.sha256(data).hexdigest())
     try:
         cached_path.parent.mkdir(parents=True, exist_ok=True)
-        write(cached_path, truth)
+        _write_bytes(cached_path, gzip.compress(data, compresslevel=1))
         _write_bytes(cached_path.with_suffix(".meta"), json.dumps(meta).encode())
-        truth.meta["_cached_file"] = str(cached_path)
+        truth.path = str(cached_path)
     except OSError:
         pass   # no cache (read-only home): measured again next time
     return truth
-
-
-def public(meta: dict) -> dict:
-    return {k: v for k, v in meta.items() if not k.startswith("_")}
 
 
 def input_limits(times, ev: EvalPlusSettings, factor: float = 1.0) -> list[float]:

@@ -99,7 +99,8 @@ def count_latest(latest: dict, exclude_errors: bool = False, verdict: str = "sta
             if exclude_errors:
                 continue
         t.n += 1
-        if (row.status if verdict == "status" else row.base_status if row.status != ERROR else None) == PASSED:
+        passed = row.status == PASSED if verdict == "status" else row.status != ERROR and row.base_status == PASSED
+        if passed:
             t.c += 1
         elif row.status == FAILED:
             t.failed += 1

@@ -28,7 +28,7 @@ from ..codec import Decoder, Encoder, Unencodable, apply_content, deep
 from ..framing import encode_msg, recv_measured, send_frame
 from ..text import clean_name, clean_text, safe_str
 from .base import Verdict
-from .proxy import CLOCK, CandidateObjectCompared, TransportClock
+from .proxy import CLOCK, CandidateObjectCompared, TransportClock, _raise_from_candidate, _verdict_for
 
 RTOL = 1e-07          # np.allclose's rtol as EvalPlus sets it
 FLOAT_ATOL = 1e-6     # the tolerance EvalPlus enforces from the first float (or list of floats) expected on
@@ -292,7 +292,7 @@ def run_phase(chan, spec, ns):
             if not isinstance(reply, dict) or ("ok" not in reply and "exc" not in reply):
                 raise Verdict("failed", "protocol_violation", "a reply that is not an answer to the call")
             if "exc" in reply:
-                raise _raised(phase, k, inputs[k], reply["exc"])
+                raise _raised(phase, k, inputs[k], reply["exc"], ns, spec)
             try:
                 with deep():
                     out = Decoder(make_handle=ns.handle, env=ns).dec(reply["ok"])
@@ -351,20 +351,16 @@ def _slow(phase, k, text, limit, span, never):
                           "input_s": round(span, 6)})
 
 
-_REASONS = {"MemoryError": "memory_limit", "SystemExit": "exited_early", "KeyboardInterrupt": "exited_early",
-            "passk.TooLarge": "value_too_large", "passk.Unencodable": "unencodable_return"}
-
-
-def _raised(phase, k, text, exc):
-    exc = exc if isinstance(exc, dict) else {}
-    kind = clean_name(exc.get("type"))
-    msg = exc.get("msg") if type(exc.get("msg")) is str else ""
-    if kind == "OSError" and msg.startswith("[Errno 27]"):
-        reason = "file_size_limit"
-    else:
-        reason = _REASONS.get(kind, f"exception:{kind}")
-    return Verdict("failed", reason, f"{phase} input {k}: {_short(_args(text), 200)}: {kind}: {clean_text(msg, 300)}",
-                   extra={"failed_phase": phase, "failed_input": k})
+def _raised(phase, k, text, exc, ns, spec):
+    """The candidate raised on input k: labelled as the proxy labels what a candidate raises (an exit,
+    the file-size limit, a value over the cap or not data, memory, else exception:<its class>)."""
+    try:
+        _raise_from_candidate(exc, ns)
+    except BaseException as e:  # noqa: B036 - it always raises: the candidate's exception, rebuilt as data
+        verdict = _verdict_for(e, spec)
+    verdict.verdict["detail"] = clean_text(f"{phase} input {k}: {_short(_args(text), 200)}: {verdict.verdict['detail']}")
+    verdict.verdict["extra"] = {"failed_phase": phase, "failed_input": k}
+    return verdict
 
 
 def _truth(chan, entry, ep, ns):
