@@ -175,7 +175,7 @@ class Evaluator:
         with self._truth_lock:
             held = self._truths.get(id(problem.differential))
             if held is None or held[0] is not problem.differential:
-                tasks = groundtruth.measure({problem.task_id: problem}, self.limits, self.settings, self)
+                tasks = groundtruth.measure({problem.task_id: problem}, self.limits, self)
                 held = self._truths[id(problem.differential)] = (
                     problem.differential, groundtruth.GroundTruth.of("api", tasks, {"source": "measured"}))
         return groundtruth.judge_job(problem, sample, held[1], self.limits, self.evalplus, limits=limits)

@@ -143,9 +143,9 @@ def _where(problem: Problem) -> str:
     return problem.notes.get("where") or problem.task_id
 
 
-def measure(problems: dict, base: Limits, settings, evaluator) -> dict:
-    """Run every task's ground truth in the sandbox. {task: {phase: {outputs, times}}}; a task whose
-    ground truth cannot be judged stops the run (InputError naming it)."""
+def measure(problems: dict, base: Limits, evaluator) -> dict:
+    """Run every task's ground truth in `evaluator`'s sandbox (started if it is not). {task: {phase:
+    {outputs, times}}}; a task whose ground truth cannot be judged stops the run (InputError naming it)."""
     evaluator.start()
     # each task's job goes as soon as its inputs are encoded: the sandbox works while the host encodes
     futures = [evaluator.submit_job(truth_job(p, base)) for p in problems.values()]
@@ -238,7 +238,7 @@ def save_into(path: Path, truth: GroundTruth) -> None:
     write(path, truth)
 
 
-def obtain(problems: dict, problems_sha256: str, base: Limits, settings, evaluator, facts: dict,
+def obtain(problems: dict, problems_sha256: str, base: Limits, evaluator, facts: dict,
            run_file: Path | None = None, pinned_sha256: str | None = None) -> GroundTruth | None:
     """The ground truth of the file's EvalPlus tasks: the run directory's own (resume, reproduce: it must
     be the one the manifest pins), else the cache's, else measured now and cached."""
@@ -262,7 +262,7 @@ def obtain(problems: dict, problems_sha256: str, base: Limits, settings, evaluat
         found.meta = {**(meta if isinstance(meta, dict) else {}), "source": "cache"}
         return found
     t0 = time.monotonic()
-    tasks = measure(wanted, base, settings, evaluator)
+    tasks = measure(wanted, base, evaluator)
     meta = {"source": "measured", "measured_s": round(time.monotonic() - t0, 3), "image_id": facts.get("image_id"),
             "runtime": facts.get("runtime"), "memory_mb": base.memory_mb, "cpus": base.cpus,
             "measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -216,6 +216,6 @@ def _ground_truth(problems, cfg, inputs, ev, facts, out: Path, old: dict | None,
         original = load_manifest(ground_truth_of).get("ground_truth")
         if original:
             pinned, source = original["sha256"], Path(ground_truth_of)
-    return groundtruth.obtain(problems, inputs["problems"]["sha256"], cfg.limits, cfg.sandbox, ev, facts,
+    return groundtruth.obtain(problems, inputs["problems"]["sha256"], cfg.limits, ev, facts,
                               run_file=source / GROUND_TRUTH_FILE if source is not None else None,
                               pinned_sha256=pinned)

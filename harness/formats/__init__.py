@@ -101,7 +101,8 @@ def refuse_evalplus(where: str, obj: dict, name: str) -> None:
     """An EvalPlus record (HumanEval+, MBPP+) is never read as another format: its tests are its inputs,
     judged against the ground truth, and read as plain HumanEval or MBPP its plus inputs would be lost."""
     if "plus_input" in obj:
-        plus = "mbpp+" if str(obj.get("task_id", "")).startswith("Mbpp/") or "assertion" in obj else "humaneval+"
+        from .evalplus import dataset_of
+        plus = dataset_of(obj) + "+"
         raise InputError(f"{where}: an EvalPlus record (it has 'plus_input'), not {name}: read it as {plus} "
                          f"(leave --format out, or --format {plus})")
 

@@ -118,10 +118,9 @@ def _inputs(where, obj, name, task_number, dataset):
     return tuple(out)
 
 
-def _dataset_of(records) -> str:
-    first = records[0][1]
-    task = str(first.get("task_id", ""))
-    return "mbpp" if task.startswith("Mbpp/") or "assertion" in first else "humaneval"
+def dataset_of(record: dict) -> str:
+    """EvalPlus's --dataset for a record: MBPP+ by its `Mbpp/` task id or its `assertion` field."""
+    return "mbpp" if str(record.get("task_id", "")).startswith("Mbpp/") or "assertion" in record else "humaneval"
 
 
 def detect(obj: dict) -> bool:
@@ -165,7 +164,7 @@ def _load(path, records, dataset: str) -> dict:
 
 
 def load_any(path, records) -> dict:
-    return _load(path, records, _dataset_of(records))
+    return _load(path, records, dataset_of(records[0][1]))
 
 
 def _forced(dataset):
@@ -180,6 +179,6 @@ def _forced(dataset):
 
 FIELDS = "task_id, prompt, entry_point, canonical_solution, base_input, plus_input, atol (+ contract; MBPP+: assertion)"
 register(Format("humaneval+", "EvalPlus HumanEval+ (and its Mini, NoExtreme variants)",
-                lambda obj: detect(obj) and _dataset_of([("", obj)]) == "humaneval", _forced("humaneval"), FIELDS))
-register(Format("mbpp+", "EvalPlus MBPP+", lambda obj: detect(obj) and _dataset_of([("", obj)]) == "mbpp",
+                lambda obj: detect(obj) and dataset_of(obj) == "humaneval", _forced("humaneval"), FIELDS))
+register(Format("mbpp+", "EvalPlus MBPP+", lambda obj: detect(obj) and dataset_of(obj) == "mbpp",
                 _forced("mbpp"), FIELDS))
