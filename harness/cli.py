@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("run_dir", help="a run directory (holding results.jsonl)")
 
     rn = command("run", "run from a YAML config (resumes an existing output directory)")
-    rn.add_argument("config", help="YAML run config (see configs/ and the README)")
+    rn.add_argument("config", help="YAML run config (see configs/ and docs/cli.md)")
     rn.add_argument("--out", default=None, help="output directory (overrides 'out' in the config)")
     rn.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="override a config value, e.g. --set limits.timeout_s=5 (repeatable)")

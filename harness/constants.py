@@ -13,7 +13,7 @@ from .containers.box.protocol import VERSION as PROTOCOL_VERSION  # noqa: E402
 
 VERDICTS = (PASSED, FAILED, TIMED_OUT)
 
-# Reasons the harness itself assigns (the supervisor assigns the others; see README).
+# Reasons the harness itself assigns (the supervisor assigns the others; see docs/limits-and-labels.md).
 REASON_INFRASTRUCTURE = "infrastructure"
 
 # Run directory layout.

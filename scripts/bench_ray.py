@@ -5,7 +5,7 @@
       the same candidates (HumanEval's canonical solutions x repeat: 3,280 by default) local and through
       Ray on one machine (a local Ray cluster of one node, started before the clock), interleaved rounds:
       candidates/s of each,
-      the ratio, and the driver's own CPU per row (the basis of the 100-node plan in the README)
+      the ratio, and the driver's own CPU per row (the basis of the 100-node plan in docs/ray.md)
   python3 scripts/bench_ray.py node-kill [--copies 5] [--after 200]
       HumanEval mutants (164 x copies: 820 by default) on a local two-node cluster (head + a second node,
       each its own raylet); the second node is killed after `after` rows; then: every candidate labelled

@@ -1,5 +1,5 @@
 """Hostile candidates, each with the exact label and reason it must get. Used by test_security.py and
-by scripts/attack_table.py (which prints the table for the closing note and the README).
+by scripts/attack_table.py (which prints the table for the closing note and docs/hostile-and-faults.md).
 
 Every candidate implements `add(a, b)`; the test is `check(candidate): assert candidate(1, 2) == 3`.
 Unless an attack says otherwise, its `add` is WRONG (returns a - b), so any pass would be forged."""

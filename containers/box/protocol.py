@@ -12,7 +12,7 @@ A job (one JSON line to the supervisor: on the host's socket, or on its stdin):
     files), env ("{dir}" is the job's directory), steps [{step, argv, limits}] (a compile, then the run;
     a step without limits has the job's)}
 A result (one JSON line on its stdout): event "result" (or "fault"), id, status, reason, detail,
-verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see the README)."""
+verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see docs/output-and-scoring.md)."""
 
 VERSION = 5   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket;
               # 5: programs in other languages (build steps, the completion marker)

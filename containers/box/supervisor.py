@@ -607,7 +607,7 @@ def _checked_verdict(msg):
 
 def decide(verdict, report, limits, test_status):
     """(status, reason, detail): the label, from facts only, never from which message arrived first.
-    The rules, first match wins (the README's table lists them in this order):
+    The rules, first match wins (docs/limits-and-labels.md lists them in this order):
 
      1. the forkserver never reported (it was still killing a fork bomb)     timed_out wall_time_limit
      2. output over the limit, every byte written before the candidate was

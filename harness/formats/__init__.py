@@ -20,7 +20,7 @@ class Format:
     description: str
     detect: Callable[[dict], bool]            # on the first record
     load: Callable[[Path, list], dict]         # (path, [(where, record)]) -> {task_id: Problem}
-    fields: str = ""                           # what the README says it reads
+    fields: str = ""                           # what docs/inputs.md says it reads
 
 
 _FORMATS: dict[str, Format] = {}
