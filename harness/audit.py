@@ -15,13 +15,14 @@ from . import text
 from dataclasses import replace
 from pathlib import Path
 
-from .calibrate import calibrated_limits, measure_canonical
+from .calibrate import calibrated_limits, ground_truth_lines, ground_truth_rate, measure_canonical
 from .config import Limits, config_from_dict
 from . import groundtruth
 from .constants import GROUND_TRUTH_FILE, RESULTS_FILE, TIMED_OUT
 from .errors import InputError
 from .execute import Job, execute
 from .manifest import now, write_json
+from .formats.unittests import apply_rule
 from .problems import load_problems
 from .reproduce import load_manifest
 from .results import latest_rows, read_rows
@@ -50,7 +51,7 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
     cfg = config_from_dict(manifest["config"])
     if workers:
         cfg = replace(cfg, sandbox=replace(cfg.sandbox, workers=workers))
-    problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+    problems = apply_rule(load_problems(cfg.problems, cfg.problems_format, cfg.channel), cfg.bigcodebench)
     samples = {(s.task_id, s.sample_index): s
                for s in load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)}
     rows = latest_rows(read_rows(run_dir / RESULTS_FILE))
@@ -141,7 +142,7 @@ def canonical(problems, cfg, limits_for) -> dict:
     measured = measure_canonical(problems, cfg.limits, cfg.sandbox, repeats=1)
     per_task = {t: {**m, "timeout_s": limits_for(t).timeout_s, "share_of_limit": m["wall_s"] / limits_for(t).timeout_s}
                 for t, m in measured.items()}
-    return {"checked": len(per_task), "per_task": per_task,
+    return {"checked": len(per_task), "per_task": per_task, "pass_rate": ground_truth_rate(measured),
             "cannot_pass": sorted(t for t, m in per_task.items() if not m["passed"]),
             "slowest": sorted(per_task, key=lambda t: -per_task[t]["share_of_limit"])[:10]}
 
@@ -183,6 +184,7 @@ def format_audit(result: dict) -> str:
         lines.append(f"canonical solutions: {c['checked']} checked; cannot pass under the limits: "
                      f"{', '.join(c['cannot_pass']) or 'none'}; slowest: "
                      + ", ".join(f"{t} ({c['per_task'][t]['share_of_limit']:.1%})" for t in c["slowest"][:3]))
+        lines += ground_truth_lines(c["per_task"])
     fl = result["flaky"]
     if fl:
         lines.append(f"flakiness: {len(fl['changed'])} of {fl['checked']} candidates changed label over "

@@ -10,6 +10,7 @@ from dataclasses import replace
 from .config import CalibrationSettings, Limits, SandboxSettings
 from .constants import PASSED
 from .execute import Job, execute
+from .formats.unittests import ground_truth_problem
 from .problems import Problem
 from .samples import Sample
 
@@ -17,6 +18,7 @@ from .samples import Sample
 def canonical_jobs(problems: dict[str, Problem], repeats: int, limits: Limits | None = None) -> list[Job]:
     jobs = []
     for p in problems.values():
+        p = ground_truth_problem(p)   # a BigCodeBench task's ground truth is not calibrated
         program = p.canonical_program
         if program is None or p.runner == "evalplus":   # EvalPlus tasks have limits of their own
             continue
@@ -40,7 +42,26 @@ def measure_canonical(problems: dict[str, Problem], base: Limits, settings: Sand
         out[task_id] = {"wall_s": statistics.median(r.wall_s or 0.0 for r in rs),
                         "max_wall_s": max(r.wall_s or 0.0 for r in rs),
                         "passed": all(r.status == PASSED for r in rs),
-                        "labels": sorted({f"{r.status}:{r.reason}" for r in rs})}
+                        "labels": sorted({f"{r.status}:{r.reason}" for r in rs}),
+                        **next(({"detail": r.detail} for r in rs if r.status != PASSED), {})}
+    return out
+
+
+def ground_truth_rate(measured: dict) -> float:
+    return sum(m["passed"] for m in measured.values()) / len(measured) if measured else 0.0
+
+
+def ground_truth_lines(measured: dict) -> list[str]:
+    """The ground truth's pass rate and each failing task with its label and why (BigCodeBench's
+    --check-gt-only): an environment problem shows here before a score is trusted."""
+    if not measured:
+        return ["ground truth: no task carries a canonical solution"]
+    passed = sum(m["passed"] for m in measured.values())
+    out = [f"ground truth: {passed}/{len(measured)} pass ({passed / len(measured):.1%})"
+           + ("" if passed == len(measured) else "; be cautious: a score is only as good as its ground truth")]
+    for t, m in measured.items():
+        if not m["passed"]:
+            out.append(f"  GROUND TRUTH FAILS {t}: {', '.join(m['labels'])}: {m.get('detail', '')[:300]}")
     return out
 
 

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .config import EvalPlusSettings, Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
+from .config import BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
 from .constants import DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES, TRANSPORTS
 from .errors import InputError, PasskError
 
@@ -126,6 +126,18 @@ def build_parser() -> argparse.ArgumentParser:
                     help="memory of a compile step, in MB (watched in the container's cgroup)")
     ev.add_argument("--base-image", default=default_base_image(),
                     help="base image with python3 for passk's image (e.g. python:3.11-slim; env PASSK_BASE_IMAGE)")
+    _environment_args(ev)
+    ev.add_argument("--bigcodebench-timeout-s", type=_positive(float), default=BigCodeBenchSettings.timeout_s,
+                    help="BigCodeBench tasks (its BIGCODEBENCH_TIMEOUT_PER_TASK): the test suite's limit is max(this, "
+                         "the ground truth's time) + 1 s; --timeout-s and --memory-mb do not apply to these tasks "
+                         "(their address space is BigCodeBench's 30 GB)")
+    ev.add_argument("--check-ground-truth", action="store_true",
+                    help="first run each task's canonical solution in the run's sandbox and environment, and report "
+                         "the ground truth's pass rate and every failing task with its reason (BigCodeBench's "
+                         "--check-gt-only; recorded in the manifest)")
+    ev.add_argument("--bigcodebench-original", action="store_true",
+                    help="BigCodeBench tasks: run each program as it is, not after the task's code_prompt and `pass` "
+                         "(BigCodeBench's default, calibrated, is passk's)")
     ev.add_argument("--min-time-limit", type=_positive(float), default=EvalPlusSettings.min_time_limit_s,
                     help="HumanEval+/MBPP+ (EvalPlus's option): the floor of an input's time limit, in seconds; an "
                          "input's limit is max(this, --gt-time-limit-factor x the ground truth's time on it), and "
@@ -191,10 +203,25 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--language", action="append", default=[],
                    help="also build this language's image (cpp, rust, go, java, javascript, typescript, or all); "
                         "repeatable")
+    _environment_args(b)
 
     dr = command("doctor", "what this machine has for running passk, what is missing, how to fix it")
     dr.add_argument("--base-image", default=default_base_image(), help="base image to look for")
     return p
+
+
+def _environment_args(parser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--environment", default=None, metavar="NAME|FILE|none",
+                       help="the Python libraries candidates get: a shipped environment (bigcodebench, tabular), a requirements "
+                         "file of exact pins, or none (default: bigcodebench for BigCodeBench tasks whose libs go "
+                         "beyond the standard library, else none); built offline into an image once per lock")
+    group.add_argument("--requirements", default=None, metavar="FILE",
+                       help="the same as --environment FILE: a requirements file of exact pins (name==version)")
+
+
+def _environment_of(args) -> str | None:
+    return args.requirements or args.environment
 
 
 def _interrupt(signum, frame):
@@ -253,9 +280,13 @@ def cmd_evaluate(args) -> int:
                       compile_memory_mb=args.compile_memory_mb),
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                 base_image=args.base_image, transport=args.transport, language=args.language,
-                                executor=args.executor, ray_address=args.ray_address),
+                                executor=args.executor, ray_address=args.ray_address,
+                                environment=_environment_of(args)),
         evalplus=EvalPlusSettings(min_time_limit_s=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
-                                  task_timeout_s=args.evalplus_timeout_per_task))
+                                  task_timeout_s=args.evalplus_timeout_per_task),
+        bigcodebench=BigCodeBenchSettings(calibrated=not args.bigcodebench_original,
+                                          timeout_s=args.bigcodebench_timeout_s),
+        check_ground_truth=args.check_ground_truth)
     return _run_config(cfg, progress=_progress(args))
 
 
@@ -362,6 +393,19 @@ def cmd_images(args) -> int:
     for name in dict.fromkeys(w for w in wanted if w != "python"):
         lang = ensure_language_image(client, facts, name, rebuild=args.rebuild)
         print(f"{lang['image']} {lang['image_id']}")
+    from . import environments
+    env = environments.load(_environment_of(args))
+    if env is not None:
+        import time
+        t0 = time.monotonic()
+        built = environments.ensure_image(client, facts, env, rebuild=args.rebuild)
+        e = built["environment"]
+        size = client.images.get(built["image_id"]).attrs.get("Size", 0)
+        print(f"{built['image']} {built['image_id']}")
+        print(f"environment {e['name']}: {len(e['lock'])} packages for Python {e['python']}, lock {e['sha256'][:16]}, "
+              f"image {size / 1e6:.0f} MB, {time.monotonic() - t0:.0f} s")
+        for d in e["deviations"]:
+            print(f"  deviation: {d}")
     return 0
 
 

@@ -96,6 +96,10 @@ class SandboxSettings:
     # of a Ray cluster, each with its own Docker engine and `workers` warm containers; harness/ray_executor.py).
     executor: str = "local"
     ray_address: str | None = None      # with "ray": the cluster's address (None: RAY_ADDRESS, else a new local one)
+    # The Python libraries the candidates get (harness/environments.py): a shipped environment's name
+    # (bigcodebench, tabular), a requirements file of exact pins, "none", or None: BigCodeBench's for
+    # BigCodeBench tasks whose `libs` go beyond the standard library, else none.
+    environment: str | None = None
 
     def __post_init__(self):
         if self.runtime not in RUNTIMES:
@@ -113,6 +117,9 @@ class SandboxSettings:
             raise InputError(f"executor must be one of {', '.join(EXECUTORS)}, got {self.executor!r}")
         if self.ray_address is not None and (not isinstance(self.ray_address, str) or not self.ray_address):
             raise InputError(f"ray_address must be an address (host:port, or ray://host:port), got {self.ray_address!r}")
+        if self.environment is not None:
+            from .environments import check_spec
+            check_spec(self.environment)
         if self.commands is not None:
             from .languages import check_commands
             check_commands(self.commands)
@@ -158,6 +165,26 @@ class EvalPlusSettings:
 
 
 @dataclass(frozen=True)
+class BigCodeBenchSettings:
+    """BigCodeBench 0.2.5's rule for its tasks (formats/unittests.py): calibrated programs (the task's
+    code_prompt and `pass` first), and its limits in place of passk's: the suite's wall clock max(timeout_s,
+    the ground truth's time) + 1 (BIGCODEBENCH_TIMEOUT_PER_TASK, 240), memory_mb of address space
+    (max_as_limit, 30 x 1024 MB)."""
+
+    calibrated: bool = True
+    timeout_s: float = 240.0
+    memory_mb: int = 30 * 1024
+
+    def __post_init__(self):
+        if not isinstance(self.calibrated, bool):
+            raise InputError(f"bigcodebench calibrated must be true or false, got {self.calibrated!r}")
+        for name in ("timeout_s", "memory_mb"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise InputError(f"bigcodebench {name} must be a positive number, got {v!r}")
+
+
+@dataclass(frozen=True)
 class RunConfig:
     problems: str
     samples: str
@@ -172,8 +199,12 @@ class RunConfig:
     channel: str = "auto"                             # force proxy or in_process where a problem's tests can run there
     sample_options: SampleOptions = field(default_factory=SampleOptions)  # stop tokens, code extraction
     evalplus: EvalPlusSettings = field(default_factory=EvalPlusSettings)  # HumanEval+ / MBPP+ time limits
+    bigcodebench: BigCodeBenchSettings = field(default_factory=BigCodeBenchSettings)  # BigCodeBench's rule
+    check_ground_truth: bool = False                  # run each task's canonical solution first and report
 
     def __post_init__(self):
+        if not isinstance(self.check_ground_truth, bool):
+            raise InputError(f"check_ground_truth must be true or false, got {self.check_ground_truth!r}")
         if self.channel not in ("auto", "proxy", "in_process"):
             raise InputError(f"channel must be auto, proxy or in_process, got {self.channel!r}")
 
@@ -208,7 +239,8 @@ def suggest(name: str, valid) -> str:
 # YAML run configs (`passk run CONFIG.yaml`). Paths in the file are relative to the file itself.
 # ------------------------------------------------------------------------------------------------
 TOP_KEYS = ("problems", "samples", "out", "k", "limits", "sandbox", "scoring", "calibration", "generation",
-            "problems_format", "channel", "sample_options", "evalplus")
+            "problems_format", "channel", "sample_options", "evalplus", "bigcodebench",
+            "check_ground_truth")
 SCORING_KEYS = ("k_policy", "selection", "seed", "bootstrap")
 
 
@@ -315,6 +347,8 @@ def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
         channel=_optional_str(data, "channel", p) or "auto",
         sample_options=_section(SampleOptions, data.get("sample_options") or {}, f"{p}: sample_options"),
         evalplus=_section(EvalPlusSettings, data.get("evalplus") or {}, f"{p}: evalplus"),
+        bigcodebench=_section(BigCodeBenchSettings, data.get("bigcodebench") or {}, f"{p}: bigcodebench"),
+        check_ground_truth=data.get("check_ground_truth", False),
     )
 
 
@@ -339,4 +373,6 @@ def config_from_dict(config: dict) -> RunConfig:
                      generation=config.get("generation"), problems_format=config.get("problems_format"),
                      channel=config.get("channel") or "auto",
                      sample_options=SampleOptions(**(config.get("sample_options") or {})),
-                     evalplus=EvalPlusSettings(**(config.get("evalplus") or {})))
+                     evalplus=EvalPlusSettings(**(config.get("evalplus") or {})),
+                     bigcodebench=BigCodeBenchSettings(**(config.get("bigcodebench") or {})),
+                     check_ground_truth=bool(config.get("check_ground_truth", False)))

@@ -57,7 +57,9 @@ def limits_record(limits: Limits, facts: dict) -> dict:
             "image": facts["image"], "image_id": facts["image_id"], "hash_seed": 0,
             **({"language": facts["language"], "toolchain": facts.get("toolchain"),
                 "memory_enforced": facts.get("memory_enforced"), "commands": facts.get("commands")}
-               if native else {})}
+               if native else {}),
+            **({"environment": {"name": facts["environment"]["name"], "sha256": facts["environment"]["sha256"]}}
+               if facts.get("environment") else {})}
 
 
 class Pool:
@@ -177,6 +179,9 @@ class Pool:
                                                              "exit_code", "stdout_bytes", "stderr_bytes")})
         if row.status not in LABELS:
             row.status, row.reason = ERROR, "supervisor_sent_unknown_status"
+        if row.status == FAILED and row.reason.startswith("exception:"):
+            from .environments import missing_hint
+            row.detail = missing_hint(row.reason, row.detail, self.facts.get("environment")) + row.detail
         limits = job.limits or self.base
         record = self._records.get(limits)
         if record is None:

@@ -76,7 +76,7 @@ def load_problems(path: str | Path, fmt: str | None = None, channel: str | None 
         # an io problem stays io, another language's in_process, EvalPlus's differential tests proxy (their
         # comparison must run where the candidate cannot reach it)
         problems = {t: (replace(p, channel=channel) if p.channel != "io" and p.language == "python"
-                        and p.runner != "evalplus" else p)
+                        and p.runner not in ("evalplus", "bigcodebench") else p)
                     for t, p in problems.items()}
     return problems
 
@@ -88,6 +88,28 @@ def problems_language(problems: dict) -> str:
         raise InputError("the problems are in several languages (" + ", ".join(sorted(found)) + "): one run "
                          "runs one language; split the file")
     return found.pop() if found else "python"
+
+
+def peek_format(path, fmt: str | None = None) -> str | None:
+    """The format of a problem file, from its first record (or as forced); None where it cannot be told
+    (the full load says why)."""
+    from .formats import formats, read_records
+    path = Path(path)
+    if fmt is not None or path.is_dir():
+        return fmt or "native"
+    try:
+        name = path.name[:-3] if path.name.endswith(".gz") else path.name
+        if name.endswith(".json"):
+            records = read_records(path)
+        else:
+            from .jsonl import iter_jsonl
+            first = next(iter_jsonl(path, "problem file"), None)
+            records = [("", first[1])] if first else []
+    except InputError:
+        return None
+    if not records:
+        return None
+    return next((f.name for f in formats().values() if f.detect(records[0][1])), None)
 
 
 def peek_language(path, fmt: str | None = None) -> str:

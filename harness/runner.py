@@ -12,15 +12,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import groundtruth
-from .calibrate import calibrate, calibrated_limits
+from .calibrate import calibrate, calibrated_limits, ground_truth_lines, ground_truth_rate
 from .config import RunConfig
 from .constants import GROUND_TRUTH_FILE, MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
 from .errors import InputError
 from .evaluator import Evaluator, make_executor
 from .execute import Job, execute
+from .formats.unittests import apply_rule, is_bigcodebench, rule_limits, rule_record
 from .jsonl import sha256_path
 from .manifest import base_manifest, now, write_json
-from .problems import Problem, load_problems, peek_language, problems_language
+from .problems import Problem, load_problems, peek_format, peek_language, problems_language
 from .results import ResultStore
 from .samples import Sample, load_samples
 from .scoring import score_rows
@@ -37,12 +38,18 @@ class RunOutcome:
 
 
 def build_jobs(problems: dict[str, Problem], samples: list[Sample], cfg: RunConfig,
-               calibration: dict | None = None, truth=None) -> list[Job]:
+               calibration: dict | None = None, truth=None, checked: dict | None = None) -> list[Job]:
     jobs = []
+    checked = checked or {}
     for s in samples:
         problem = problems[s.task_id]
         if problem.runner == "evalplus":   # limits from the ground truth, as EvalPlus sets them
             jobs.append(groundtruth.judge_job(problem, s, truth, cfg.limits, cfg.evalplus))
+        elif problem.runner == "bigcodebench":   # the run's limits are BigCodeBench's (bigcodebench_config)
+            gt = checked.get(s.task_id, {})
+            slow = gt.get("passed") and gt["wall_s"] > cfg.bigcodebench.timeout_s   # max(240, gt) + 1
+            jobs.append(Job(problem, s, rule_limits(cfg.limits, cfg.bigcodebench, gt["wall_s"]) if slow else None,
+                            {"rule": rule_record(cfg.bigcodebench)}))
         elif calibration is None or s.task_id not in calibration:
             jobs.append(Job(problems[s.task_id], s))
         else:
@@ -50,6 +57,18 @@ def build_jobs(problems: dict[str, Problem], samples: list[Sample], cfg: RunConf
             jobs.append(Job(problems[s.task_id], s, calibrated_limits(cfg.limits, entry),
                             {"calibrated": {**cfg.calibration.__dict__, **entry}}))
     return jobs
+
+
+def bigcodebench_config(cfg: RunConfig, problems: dict) -> RunConfig:
+    """The run's settings where its problems are BigCodeBench's: BigCodeBench's limits in place of passk's,
+    and, with no environment set, the environment their `libs` need. Recorded as the run's config."""
+    from . import environments
+    sandbox = cfg.sandbox
+    if sandbox.environment is None:
+        sandbox = replace(sandbox, environment=environments.auto_for(problems) or environments.NONE)
+    if not is_bigcodebench(problems):
+        return replace(cfg, sandbox=sandbox)
+    return replace(cfg, sandbox=sandbox, limits=rule_limits(cfg.limits, cfg.bigcodebench))
 
 
 def _comparable(config: dict) -> dict:
@@ -119,6 +138,13 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     anything is written: settings or problems that cannot work leave no run directory behind."""
     out = Path(cfg.out)
     inputs = input_hashes(cfg)
+    preloaded = None
+    if peek_format(cfg.problems, cfg.problems_format) == "bigcodebench":
+        # what the problems need decides the image and the limits: read them before the sandbox starts
+        preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+        cfg = bigcodebench_config(cfg, preloaded)
+    elif cfg.sandbox.environment is None:
+        cfg = replace(cfg, sandbox=replace(cfg.sandbox, environment="none"))
     config = cfg.to_dict()
     old = _check_resume(out, config, inputs)
     run_id = old["run_id"] if old and old.get("run_id") else uuid.uuid4().hex
@@ -139,7 +165,8 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
         starting.start()
         started = starting.join
     try:
-        problems = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+        problems = apply_rule(preloaded or load_problems(cfg.problems, cfg.problems_format, cfg.channel),
+                              cfg.bigcodebench)
         language = problems_language(problems)
         if language != settings.language:
             raise InputError(f"{cfg.problems}: its problems are in {language}, the run's sandbox is set to "
@@ -181,7 +208,19 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
                     calibration = calibrate(problems, cfg.limits, cfg.sandbox, cfg.calibration, evaluator=ev)
                 manifest["calibration"] = calibration
                 write_json(out / MANIFEST_FILE, manifest)
-            jobs = build_jobs(problems, samples, cfg, calibration if cfg.calibration is not None else None, truth)
+            checked = None
+            if cfg.check_ground_truth:
+                checked = manifest.get("ground_truth_check", {}).get("per_task")
+                if checked is None:
+                    checked = check_ground_truth(problems, cfg, ev)
+                    manifest["ground_truth_check"] = {"per_task": checked, "pass_rate": ground_truth_rate(checked)}
+                    write_json(out / MANIFEST_FILE, manifest)
+                if progress is not False:
+                    import sys
+                    from . import text
+                    print(text.terminal_lines(ground_truth_lines(checked)), file=sys.stderr)
+            jobs = build_jobs(problems, samples, cfg, calibration if cfg.calibration is not None else None, truth,
+                              checked)
             done = store.finished()
             pending = [j for j in jobs if j.key not in done]
             reused = len(jobs) - len(pending)
@@ -202,6 +241,13 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     manifest["label_counts"] = score["labels"]
     write_json(out / MANIFEST_FILE, manifest)
     return RunOutcome(out, score, len(pending), reused, score["errors_remaining"], samples.ignored)
+
+
+def check_ground_truth(problems: dict, cfg: RunConfig, ev) -> dict:
+    """Each task's canonical solution, once, in the run's sandbox and environment (BigCodeBench's ground
+    truth as it checks it: not calibrated): {task: {passed, wall_s, labels, detail}}."""
+    from .calibrate import measure_canonical
+    return measure_canonical(problems, cfg.limits, cfg.sandbox, 1, evaluator=ev)
 
 
 def _ground_truth(problems, cfg, inputs, ev, facts, out: Path, old: dict | None, ground_truth_of: Path | None):

@@ -27,7 +27,7 @@ if [ "${1:-}" = "--all" ]; then
   for name in demo mbpp multipl-e apps codecontests livecodebench bigcodebench native humanevalplus mbppplus \
               lang-cpp lang-rust lang-go lang-java lang-javascript lang-typescript; do
     extra=()
-    case "$name" in multipl-e|lang-*) extra=(--stop-tokens) ;; esac
+    case "$name" in multipl-e|lang-*) extra=(--stop-tokens) ;; bigcodebench) extra=(--bigcodebench-timeout-s 2) ;; esac
     run_set "$name" "runs/demo-$name" "${extra[@]}"
     echo
   done

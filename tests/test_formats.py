@@ -52,7 +52,7 @@ def test_channels_follow_the_documented_rule():
     assert {p.channel for p in apps.values()} == {"io", "proxy"}   # stdin programs; fn_name calls
     assert {p.compare for p in apps.values() if p.channel == "io"} == {"apps"}
     bcb = load_problems(ROOT / "problems" / "bigcodebench" / "problems.jsonl")
-    assert {(p.channel, p.runner) for p in bcb.values()} == {("in_process", "unittest")}
+    assert {(p.channel, p.runner) for p in bcb.values()} == {("in_process", "bigcodebench")}
     forced = load_problems(ROOT / "problems" / "apps" / "problems.jsonl", channel="in_process")
     assert {p.channel for p in forced.values()} == {"io", "in_process"}   # io stays io
 

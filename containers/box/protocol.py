@@ -41,7 +41,11 @@ CHANNELS = ("proxy", "in_process", "io")
 # How the tests of the proxy and in_process channels start:
 #   check     the test code defines check(candidate); it is called with the entry point (HumanEval)
 #   script    the test code checks by itself when it runs: asserts, or test_check() (MBPP, MultiPL-E)
-#   unittest  the test code defines unittest.TestCase classes; they are run (BigCodeBench)
+#   unittest  the test code defines unittest.TestCase classes; they are run
+#   bigcodebench  BigCodeBench's rule (in_process): program and test exec'd as one module named __test__
+#             (os, sys and environ in its globals; exit and quit None), then its TestCases class run in a
+#             fresh temporary directory, with TZ=UTC, OMP_NUM_THREADS=1, matplotlib's Agg backend and
+#             plt.close('all') first, stdout and stderr discarded and stdin unreadable (candidate.run_bigcodebench)
 # and how an io program runs:
 #   script      a fresh process runs it as __main__ for each test (CodeContests, LiveCodeBench, native)
 #   apps_stdin  as APPS's grader runs a stdin program: its lines inside `def code():` of a module named
@@ -50,7 +54,7 @@ CHANNELS = ("proxy", "in_process", "io")
 #   evalplus    (proxy) EvalPlus's differential tests: the entry point called on each input, its return
 #               compared with the ground truth's by EvalPlus's rule (channels/differential.py); a
 #               job runs one phase (base or plus inputs) per candidate process
-RUNNERS = ("check", "script", "unittest", "apps_stdin", "evalplus")
+RUNNERS = ("check", "script", "unittest", "apps_stdin", "evalplus", "bigcodebench")
 # The sidecar file of an io job's program that names a runner other than `script` (in its directory).
 IO_RUNNER_FILE = "io.json"
 

@@ -93,6 +93,11 @@ def resolve_image(client, settings: SandboxSettings) -> dict:
     image = ensure_image(client, settings.base_image)
     if is_native(settings):
         image = ensure_language_image(client, image, settings.language)
+    else:
+        from .. import environments
+        env = environments.load(settings.environment)
+        if env is not None:
+            image = environments.ensure_image(client, image, env)
     return image
 
 
