@@ -71,6 +71,46 @@ def checks(base_image: str | None = None) -> list[Check]:
     out.append(Check(f"sandbox image {tag}", images[tag] is not None,
                      images[tag] or "not built yet (built on first use)",
                      f"passk images build --base-image {base_image}", needed=False))
+    out += environment_checks(client, images[tag])
+    return out
+
+
+def environment_checks(client, sandbox_id: str | None) -> list[Check]:
+    """Each shipped environment: its pins and deviations, whether its lock is cached and its image built
+    on the current sandbox image, and what its tasks need that no package provides."""
+    from . import environments
+    locks = {}
+    for c in environments.cached():
+        locks.setdefault(c["name"], c)
+    built: dict[str, list] = {}
+    try:
+        for img in client.images.list(filters={"label": environments.LABEL_ENVIRONMENT}):
+            built.setdefault((img.labels or {}).get(environments.LABEL_ENVIRONMENT), []).append(img)
+    except Exception:  # noqa: BLE001 - reported as not built
+        pass
+    out = []
+    for name, path in environments.shipped().items():
+        try:
+            env = environments.parse_requirements(path, name)
+        except Exception as e:  # noqa: BLE001
+            out.append(Check(f"environment {name}", False, str(e), "reinstall passk", needed=False))
+            continue
+        lock = locks.get(name) if locks.get(name, {}).get("spec_sha256") == env.spec_sha256 else None
+        images = built.get(name, [])
+        current = [i for i in images if lock and (i.labels or {}).get(environments.LABEL_LOCK) == lock["sha256"]
+                   and (i.labels or {}).get(environments.LABEL_SANDBOX) == sandbox_id]
+        state = (f"{len(env.requirements)} pins, {len(env.deviations)} deviations from the benchmark's list; "
+                 + (f"lock {lock['sha256'][:12]} ({lock['packages']} packages for Python {lock['python']}) cached; "
+                    if lock else "not resolved yet; ")
+                 + ("image on the current sandbox image: " if current else "")
+                 + (f"image {current[0].tags[0] if current[0].tags else current[0].id[:19]} "
+                    f"({current[0].attrs.get('Size', 0) / 1e6:.0f} MB)" if current
+                    else "no image on the current sandbox image yet"))
+        out.append(Check(f"environment {name}", bool(current), state,
+                         f"passk images build --environment {name} (or on first use)", needed=False))
+        for d in env.data:
+            out.append(Check(f"  missing from {name}", False, d, "not provided: the tasks that need it fail, and "
+                             "their rows say so", needed=False))
     return out
 
 

@@ -34,6 +34,7 @@ INSTALLER = "pip==24.2"          # installs the wheels inside the image (from it
 ENV_REPOSITORY = "passk-env"
 LABEL_ENVIRONMENT = "org.passk.environment"
 LABEL_LOCK = "org.passk.environment-lock"
+LABEL_SANDBOX = "org.passk.sandbox-image-id"
 NONE, AUTO = "none", "auto"
 
 _PIN = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\[[A-Za-z0-9,._ -]+\])?\s*==\s*"
@@ -352,7 +353,7 @@ RUN python3 /opt/passk-wheels/{installer}/pip install --no-index --no-deps --no-
 FROM ${{SANDBOX_IMAGE}}
 COPY --from=install /opt/passk-env {site}
 RUN passk-python -c "import sys; assert '{site}' in sys.path, sys.path"
-LABEL {label_env}="{name}" {label_lock}="{lock}"
+LABEL {label_env}="{name}" {label_lock}="{lock}" {label_sandbox}="{sandbox_id}"
 """
 
 
@@ -415,7 +416,8 @@ def ensure_image(client, sandbox: dict, env: Environment, rebuild: bool = False,
         Path(ctx, "Dockerfile").write_text(_DOCKERFILE.format(
             name=env.name, installer=lock["installer"]["file"], site=target["site"], lock=lock["sha256"],
             packages=" ".join(f"/opt/passk-wheels/{p['file']}" for p in lock["packages"]),
-            label_env=LABEL_ENVIRONMENT, label_lock=LABEL_LOCK))
+            label_env=LABEL_ENVIRONMENT, label_lock=LABEL_LOCK, label_sandbox=LABEL_SANDBOX,
+            sandbox_id=sandbox["image_id"]))
         try:
             img, _ = client.images.build(path=ctx, tag=tag, buildargs={"SANDBOX_IMAGE": sandbox["image"],
                                                                             "BASE_IMAGE": sandbox.get("base_image") or sandbox["image"]}, rm=True,

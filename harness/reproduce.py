@@ -36,6 +36,9 @@ def reproduce(run_dir, out, force: bool = False, progress: bool = False, workers
     if changed and not force:
         raise InputError(f"{run_dir}: the {' and '.join(changed)} now hash differently from the run "
                          f"({', '.join(now_hashes[c]['path'] for c in changed)}); pass --force to rerun anyway")
+    old_env = manifest.get("sandbox", {}).get("environment")
+    if not force:
+        _check_environment(run_dir, old_env, cfg.sandbox.environment)
     outcome = evaluate(cfg, progress=progress, calibration=manifest.get("calibration"), ground_truth_of=run_dir)
     before = latest_rows(read_rows(run_dir / RESULTS_FILE))
     after = latest_rows(read_rows(Path(out) / RESULTS_FILE))
@@ -46,7 +49,9 @@ def reproduce(run_dir, out, force: bool = False, progress: bool = False, workers
              for (t, i) in sorted(before) if (t, i) not in after or after[(t, i)].status != before[(t, i)].status]
     original_score = json.loads((run_dir / "score.json").read_text()) if (run_dir / "score.json").exists() else {}
     new_manifest = load_manifest(Path(out))
+    from .environments import lock_differences
     return {
+        "environment": lock_differences(old_env, new_manifest.get("sandbox", {}).get("environment")),
         "total": len(before), "identical": len(before) - len(diffs), "changed": diffs,
         "inputs_changed": changed,
         "image": {"original": manifest.get("sandbox", {}).get("image_id"),
@@ -58,6 +63,24 @@ def reproduce(run_dir, out, force: bool = False, progress: bool = False, workers
     }
 
 
+def _check_environment(run_dir: Path, recorded: dict | None, spec) -> None:
+    """Refuse a rerun whose environment list is no longer the one the run recorded, naming each pin that
+    differs (a lock resolved again from the same list is compared after the rerun)."""
+    from . import environments
+    now = environments.load(spec)
+    if recorded is None and now is None:
+        return
+    if recorded is not None and now is not None and recorded.get("spec_sha256") == now.spec_sha256:
+        return
+    before = {environments.canonical_name(r.split("==")[0]): r for r in (recorded or {}).get("requirements", [])}
+    after = {environments.canonical_name(r.split("==")[0]): r for r in (now.requirements if now else ())}
+    diffs = [f"{before.get(n, 'absent')} then, {after.get(n, 'absent')} now" for n in sorted(set(before) | set(after))
+             if before.get(n) != after.get(n)]
+    raise InputError(f"{run_dir}: its environment ({(recorded or {}).get('name', 'none')}) is no longer the one "
+                     f"named by its config: {'; '.join(diffs[:6]) or 'what may be built from source differs'}; "
+                     "pass --force to rerun in the environment as it is now")
+
+
 def format_reproduction(result: dict) -> str:
     lines = [f"labels identical: {result['identical']} of {result['total']}"]
     if result["inputs_changed"]:
@@ -65,6 +88,8 @@ def format_reproduction(result: dict) -> str:
     img = result["image"]
     lines.append("image: same" if img["original"] == img["reproduced"] else
                  f"image differs: {img['original']} then, {img['reproduced']} now")
+    for d in result.get("environment", []):
+        lines.append(f"environment differs: {d}")
     for d in result["changed"]:
         lines.append(f"  CHANGED {d['task_id']} #{d['sample_index']}: {d['original']} ({d['original_reason']}) "
                      f"-> {d['reproduced']} ({d['reproduced_reason']})")
