@@ -21,7 +21,7 @@ from harness import text  # noqa: E402
 from harness.config import Limits, SandboxSettings  # noqa: E402
 from harness.errors import SandboxUnavailableError  # noqa: E402
 from harness.sandbox.docker import DockerBackend  # noqa: E402
-from tests.attacks import ATTACKS, PROBE, REASON_SHAPE, attack_job, make_job, matches, well_formed  # noqa: E402
+from tests.attacks import ATTACKS, LIBRARY_ATTACKS, PROBE, REASON_SHAPE, attack_job, make_job, matches, well_formed  # noqa: E402
 
 
 class Pool:
@@ -88,18 +88,21 @@ def main() -> int:
     ap.add_argument("--image", help="run this image as it is (e.g. an older passk-sandbox tag)")
     ap.add_argument("--runtimes", help="comma-separated (default: runc, and runsc when registered)")
     ap.add_argument("--only", help="attacks whose name contains this text")
+    ap.add_argument("--environment", help="run in this environment's image, with the attacks its libraries bring "
+                                          "(e.g. bigcodebench)")
     args = ap.parse_args()
     if args.runtimes:
         runtimes = args.runtimes.split(",")
     else:
         info = subprocess.run(["docker", "info", "--format", "{{json .Runtimes}}"], capture_output=True, text=True)
         runtimes = ["runc"] + (["runsc"] if "runsc" in info.stdout else [])
-    attacks = [a for a in ATTACKS if not args.only or args.only in a.name]
+    pool_of = ATTACKS + ([a for a in LIBRARY_ATTACKS if a.environment == args.environment] if args.environment else [])
+    attacks = [a for a in pool_of if not args.only or args.only in a.name]
     cols = [(rt, iso) for rt in runtimes for iso in ("pooled", "fresh")]
     results = {}
     bad = 0
     for rt in runtimes:
-        settings = SandboxSettings(workers=1, runtime=rt, image=args.image)
+        settings = SandboxSettings(workers=1, runtime=rt, image=args.image, environment=args.environment)
         backend = DockerBackend("attacks-" + uuid.uuid4().hex, Limits(memory_mb=256), settings)
         backend.prepare()
         pool = Pool(backend)

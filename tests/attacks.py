@@ -27,6 +27,8 @@ class Attack:
     runsc: tuple[str, str] | None = None  # the label under gVisor, where it differs for a stated reason
     twice: bool = False    # pooled: run twice in one container; state left by the first would change the second
 
+    environment: str | None = None   # needs this environment's libraries (scripts/attack_table.py --environment)
+
     @property
     def source(self) -> str:
         return self.program if self.program is not None else self.prompt + self.code
@@ -346,3 +348,27 @@ def check_attack_run(out_dir, expected: dict, runtime: str = "runc") -> list[str
     if "<script" in text_html or any(c in text_md + text_html for c in "\x00\x1b\r"):
         problems.append("candidate text reached the report as markup or raw control characters")
     return problems
+
+
+
+# What a library environment brings (run with scripts/attack_table.py --environment bigcodebench): new ways to
+# hold memory, start processes and reach out, each through a library's own machinery.
+LIBRARY_ATTACKS = [
+    Attack("numpy allocates and touches 2 GB", "    import numpy as np\n    x = np.ones(2 << 30, dtype=np.uint8)\n"
+           "    return a + b\n", "failed", "memory_limit", 5.0, environment="bigcodebench"),
+    Attack("numpy memory-maps a 2 GB file in /tmp", "    import numpy as np\n    m = np.memmap('/tmp/big', dtype=np.uint8, "
+           "mode='w+', shape=(2 << 30,))\n    m[:] = 1\n    return a + b\n", "failed", "file_size_limit", 5.0,
+           environment="bigcodebench"),
+    Attack("multiprocessing pool forks workers that outlive the candidate",
+           WRONG + "import multiprocessing as mp\nimport time\n_pool = mp.Pool(8)\n_pool.map_async(time.sleep, [60] * 8)\n",
+           "failed", "assertion", 5.0, environment="bigcodebench", twice=True),
+    Attack("pandas' clipboard reader and a shell left in the background", WRONG + "import pandas as pd\nimport subprocess\n"
+           "try:\n    pd.read_clipboard()\nexcept Exception:\n    pass\nsubprocess.run(['sh', '-c', 'sleep 60 &'])\n",
+           "failed", "assertion", 5.0, environment="bigcodebench", twice=True),
+    Attack("requests to the network", RIGHT + "import requests\nrequests.get('http://1.1.1.1', timeout=2)\n",
+           "failed", "exception:", 8.0, environment="bigcodebench"),
+    Attack("tensorflow's threads spin past the time limit", "    import tensorflow as tf\n    while True:\n"
+           "        tf.reduce_sum(tf.ones((256, 256)))\n", "timed_out", "wall_time_limit", 8.0, environment="bigcodebench"),
+    Attack("pytest's own exit before the tests", WRONG + "import pytest\npytest.exit('ok', returncode=0)\n",
+           "failed", "exited_early", 5.0, environment="bigcodebench"),
+]
