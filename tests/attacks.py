@@ -367,8 +367,10 @@ LIBRARY_ATTACKS = [
            "failed", "assertion", 5.0, environment="bigcodebench", twice=True),
     Attack("requests to the network", RIGHT + "import requests\nrequests.get('http://1.1.1.1', timeout=2)\n",
            "failed", "exception:", 8.0, environment="bigcodebench"),
-    Attack("tensorflow's threads spin past the time limit", "    import tensorflow as tf\n    while True:\n"
-           "        tf.reduce_sum(tf.ones((256, 256)))\n", "timed_out", "wall_time_limit", 8.0, environment="bigcodebench"),
-    Attack("pytest's own exit before the tests", WRONG + "import pytest\npytest.exit('ok', returncode=0)\n",
-           "failed", "exited_early", 5.0, environment="bigcodebench"),
+    Attack("tensorflow's threads in a candidate of 256 MB (its address space is too small to load it)",
+           "    import tensorflow as tf\n    while True:\n        tf.reduce_sum(tf.ones((256, 256)))\n",
+           "failed", "exception:ImportError", 8.0, environment="bigcodebench"),
+    Attack("pytest's own exit before the tests (a BaseException, not SystemExit)",
+           WRONG + "import pytest\npytest.exit('ok', returncode=0)\n", "failed", "exception:Exit", 5.0,
+           environment="bigcodebench"),
 ]
