@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from .config import EvalPlusSettings, Limits, RunConfig, SandboxSettings  # noqa: E402
+from .config import BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings  # noqa: E402
 from .errors import HarnessError, InputError, PasskError, SandboxUnavailableError  # noqa: E402
 from .evaluator import Evaluator  # noqa: E402
 from .problems import Problem, load_problems  # noqa: E402
@@ -13,6 +13,7 @@ from .samples import Sample, load_samples  # noqa: E402
 from .scoring import pass_at_k, pass_at_k_exact, score_counts, score_rows  # noqa: E402
 
 __all__ = [
+    "BigCodeBenchSettings",
     "EvalPlusSettings",
     "Evaluator",
     "HarnessError",

@@ -421,7 +421,7 @@ def ensure_image(client, sandbox: dict, env: Environment, rebuild: bool = False,
         try:
             img, _ = client.images.build(path=ctx, tag=tag, buildargs={"SANDBOX_IMAGE": sandbox["image"],
                                                                             "BASE_IMAGE": sandbox.get("base_image") or sandbox["image"]}, rm=True,
-                                         forcerm=True, pull=False)
+                                         forcerm=True, pull=False, nocache=rebuild)
         except docker.errors.BuildError as e:
             tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
             raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None

@@ -101,13 +101,14 @@ def main() -> int:
     cols = [(rt, iso) for rt in runtimes for iso in ("pooled", "fresh")]
     results = {}
     bad = 0
-    for rt in runtimes:
+    for rt, memory_mb in [(rt, m) for rt in runtimes for m in sorted({a.memory_mb for a in attacks})]:
         settings = SandboxSettings(workers=1, runtime=rt, image=args.image, environment=args.environment)
-        backend = DockerBackend("attacks-" + uuid.uuid4().hex, Limits(memory_mb=256), settings)
+        # one container size per candidate size: an attack that asks for more memory gets its own containers
+        backend = DockerBackend("attacks-" + uuid.uuid4().hex, Limits(memory_mb=memory_mb), settings)
         backend.prepare()
         pool = Pool(backend)
         try:
-            for a in attacks:
+            for a in (a for a in attacks if a.memory_mb == memory_mb):
                 for iso in ("pooled", "fresh"):
                     if rt == "runsc" and a.known_runsc:
                         results[(a.name, rt, iso)] = "not run (known gVisor limitation)"

@@ -28,6 +28,7 @@ class Attack:
     twice: bool = False    # pooled: run twice in one container; state left by the first would change the second
 
     environment: str | None = None   # needs this environment's libraries (scripts/attack_table.py --environment)
+    memory_mb: int = 256   # the candidate's address space (a library that reserves more needs more to load)
 
     @property
     def source(self) -> str:
@@ -247,7 +248,7 @@ PROBE = (
 
 
 def make_job(settings, code: str, timeout_s: float, test: str = TEST, prompt: str = PROMPT,
-             program: str | None = None) -> dict:
+             program: str | None = None, memory_mb: int = 256) -> dict:
     """A supervisor job for `add` with PROMPT + code (or `program`), under the limits the suite uses."""
     import uuid
 
@@ -255,11 +256,12 @@ def make_job(settings, code: str, timeout_s: float, test: str = TEST, prompt: st
     from harness.sandbox.docker import supervisor_limits
     return {"id": uuid.uuid4().hex, "code": program if program is not None else prompt + code, "prompt": prompt,
             "test": test, "entry_point": "add",
-            "limits": supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=256), settings)}
+            "limits": supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=memory_mb), settings)}
 
 
 def attack_job(settings, attack: Attack) -> dict:
-    return make_job(settings, attack.code, attack.timeout_s, attack.test, attack.prompt, attack.program)
+    return make_job(settings, attack.code, attack.timeout_s, attack.test, attack.prompt, attack.program,
+                    attack.memory_mb)
 
 
 def matches(attack: Attack, result: dict, runtime: str = "runc") -> bool:
@@ -370,6 +372,9 @@ LIBRARY_ATTACKS = [
     Attack("tensorflow's threads in a candidate of 256 MB (its address space is too small to load it)",
            "    import tensorflow as tf\n    while True:\n        tf.reduce_sum(tf.ones((256, 256)))\n",
            "failed", "exception:ImportError", 8.0, environment="bigcodebench"),
+    Attack("tensorflow's threads spin past the time limit (8 GB of address space)",
+           "    import tensorflow as tf\n    while True:\n        tf.reduce_sum(tf.ones((256, 256)))\n",
+           "timed_out", "wall_time_limit", 20.0, environment="bigcodebench", memory_mb=8192),
     Attack("pytest's own exit before the tests (a BaseException, not SystemExit)",
            WRONG + "import pytest\npytest.exit('ok', returncode=0)\n", "failed", "exception:Exit", 5.0,
            environment="bigcodebench"),

@@ -4,7 +4,7 @@ and (pooled) the next candidate in the same container finds nothing left behind.
 
 import pytest
 
-from .attacks import ATTACKS, PROBE, attack_job, make_job, matches, well_formed
+from .attacks import ATTACKS, LIBRARY_ATTACKS, PROBE, attack_job, make_job, matches, well_formed
 
 pytestmark = pytest.mark.docker
 
@@ -58,6 +58,54 @@ def test_attack_gets_its_exact_label(docker_backend, pooled, attack, isolation):
         assert matches(attack, result, runtime), (result["status"], result["reason"], result["detail"][:300])
         assert well_formed(result), {k: result[k][:200] for k in ("reason", "detail")}
         assert result["status"] != "passed" or attack.expected(runtime)[0] == "passed"
+
+
+@pytest.fixture(scope="module")
+def environment_backends():
+    """runc backends in BigCodeBench's environment (its image built if missing, then cached), one per
+    candidate size the library attacks ask for."""
+    import uuid
+
+    from harness.config import Limits, SandboxSettings
+    from harness.sandbox.docker import DockerBackend
+    made = {}
+
+    def get(memory_mb, replace=False):
+        if memory_mb not in made:
+            backend = DockerBackend("test-" + uuid.uuid4().hex, Limits(timeout_s=2.0, memory_mb=memory_mb),
+                                    SandboxSettings(workers=1, environment="bigcodebench"))
+            backend.prepare()
+            made[memory_mb] = (backend, None)
+        backend, session = made[memory_mb]
+        if session is None or replace:   # what the runner does after a job leaves its container unhealthy
+            if session is not None:
+                session.stop()
+            session = backend.open_session()
+            session.start()
+            made[memory_mb] = (backend, session)
+        return made[memory_mb]
+    yield get
+    for backend, session in made.values():
+        session.stop()
+        backend.close()
+
+
+@pytest.mark.parametrize("attack", LIBRARY_ATTACKS, ids=[a.name for a in LIBRARY_ATTACKS])
+def test_what_a_library_brings_gets_its_exact_label(environment_backends, attack):
+    """The hostile suite in a library environment: memory held by numpy, memory maps, multiprocessing
+    pools and shells left behind, the network, TensorFlow's threads; pooled, and the next candidate in the
+    same container finds nothing left."""
+    results = []
+    for _ in range(2 if attack.twice else 1):
+        backend, session = environment_backends(attack.memory_mb)
+        results.append(session.run(attack_job(backend.settings, attack)))
+        if not results[-1]["healthy"]:
+            backend, session = environment_backends(attack.memory_mb, replace=True)
+    for result in results:
+        assert matches(attack, result), (result["status"], result["reason"], result["detail"][:300])
+        assert well_formed(result)
+    probe = session.run(make_job(backend.settings, PROBE, 2.0))
+    assert (probe["status"], probe["reason"]) == ("passed", "tests_completed"), probe["detail"]
 
 
 def test_a_run_of_every_attack_finishes_with_one_label_each(tmp_path):
