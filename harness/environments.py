@@ -40,6 +40,7 @@ NONE, AUTO = "none", "auto"
 _PIN = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\[[A-Za-z0-9,._ -]+\])?\s*==\s*"
                   r"([0-9][A-Za-z0-9.+!_-]*)$")
 _NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 
 def canonical_name(name: str) -> str:
@@ -55,6 +56,7 @@ class Environment:
     deviations: tuple[str, ...] = ()              # where the list differs from the benchmark's published one
     data: tuple[str, ...] = ()                    # data the tasks need that is not a package (named as missing)
     file: str | None = None                       # where it was read from
+    preload: tuple[str, ...] = ()                 # modules the forkserver imports once for BigCodeBench's candidates
 
     def spec(self) -> dict:
         """What decides the lock: the pins and what may be built from source (not the notes)."""
@@ -99,7 +101,7 @@ def parse_requirements(path: Path, name: str | None = None) -> Environment:
     except OSError as e:
         raise InputError(f"{path}: cannot read ({e.strerror})") from None
     reqs: dict[str, tuple[int, str]] = {}
-    allow, deviations, data = [], [], []
+    allow, deviations, data, preload = [], [], [], []
     for lineno, raw in enumerate(text.splitlines(), 1):
         where = f"{path}:{lineno}"
         line = raw.strip()
@@ -124,8 +126,13 @@ def parse_requirements(path: Path, name: str | None = None) -> Environment:
                     deviations.append(value)
                 elif key == "data":
                     data.append(value)
+                elif key == "preload":
+                    for item in value.split(","):
+                        if not _MODULE.match(item.strip()):
+                            raise InputError(f"{where}: preload names modules: {item.strip()!r} is not one")
+                        preload.append(item.strip())
                 else:
-                    raise InputError(f"{where}: unknown passk line '{key}' (name, allow-source, deviation or data)")
+                    raise InputError(f"{where}: unknown passk line '{key}' (name, allow-source, deviation, data or preload)")
             continue
         line = line.split(" #", 1)[0].strip()
         if not line:
@@ -147,7 +154,7 @@ def parse_requirements(path: Path, name: str | None = None) -> Environment:
     if name is None:
         name = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-._") or "custom"
     return Environment(name, tuple(p for _, p in reqs.values()), tuple(dict.fromkeys(allow)), tuple(deviations),
-                       tuple(data), str(path.resolve()))
+                       tuple(data), str(path.resolve()), tuple(dict.fromkeys(preload)))
 
 
 def load(spec: str | None) -> Environment | None:
@@ -352,13 +359,24 @@ RUN python3 /opt/passk-wheels/{installer}/pip install --no-index --no-deps --no-
       --disable-pip-version-check --target /opt/passk-env {packages}
 FROM ${{SANDBOX_IMAGE}}
 COPY --from=install /opt/passk-env {site}
-RUN passk-python -c "import sys; assert '{site}' in sys.path, sys.path"
+RUN passk-python -c "import sys; assert '{site}' in sys.path, sys.path"{preload}
 LABEL {label_env}="{name}" {label_lock}="{lock}" {label_sandbox}="{sandbox_id}"
 """
 
 
+def _preload_step(env: Environment) -> str:
+    """The Dockerfile's lines that name the modules the forkserver preloads (layout.ENV_PRELOAD_FILE), and
+    build matplotlib's font cache once, where candidates read it."""
+    if not env.preload:
+        return ""
+    names = " ".join(env.preload)   # module names only (_MODULE): nothing here reaches the shell as syntax
+    return (f" \\\n && mkdir -p /opt/passk/mpl && printf '%s\\n' {names} > /opt/passk/preload"
+            f" \\\n && (MPLCONFIGDIR=/opt/passk/mpl MPLBACKEND=Agg passk-python -c \"import matplotlib.pyplot\" || true)"
+            " \\\n && chmod -R a+rX /opt/passk/mpl")
+
+
 def image_tag(env: Environment, sandbox: dict, lock: dict) -> str:
-    h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['python']}\0{lock['sha256']}".encode()).hexdigest()
+    h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['python']}\0{lock['sha256']}\0{' '.join(env.preload)}".encode()).hexdigest()
     return f"{ENV_REPOSITORY}-{env.name.lower()}:{h[:12]}"
 
 
@@ -416,6 +434,7 @@ def ensure_image(client, sandbox: dict, env: Environment, rebuild: bool = False,
         Path(ctx, "Dockerfile").write_text(_DOCKERFILE.format(
             name=env.name, installer=lock["installer"]["file"], site=target["site"], lock=lock["sha256"],
             packages=" ".join(f"/opt/passk-wheels/{p['file']}" for p in lock["packages"]),
+            preload=_preload_step(env),
             label_env=LABEL_ENVIRONMENT, label_lock=LABEL_LOCK, label_sandbox=LABEL_SANDBOX,
             sandbox_id=sandbox["image_id"]))
         try:

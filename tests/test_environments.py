@@ -194,3 +194,25 @@ def test_not_calibrated_a_program_that_forgets_its_imports_fails(tmp_path):
     assert rows[("PasskLib/3", 3)]["limits"]["rule"]["calibrated"] is False
     # the test module's own `import pandas as pd` is in the same module's globals: BigCodeBench passes it too
     assert rows[("PasskLib/0", 1)]["status"] == "passed"
+
+
+@pytest.mark.docker
+def test_what_the_forkserver_preloads_carries_nothing_from_one_candidate_to_the_next(tmp_path):
+    """BigCodeBench's candidates start with the environment's numpy, pandas and matplotlib already loaded
+    (containers/box/layout.py ENV_PRELOAD_FILE): a candidate that changes their state leaves nothing for
+    the next one in the same container."""
+    prompt = "import numpy\nimport pandas\n\ndef task_func():\n"
+    problems = write_jsonl(tmp_path / "p.jsonl", [{
+        "task_id": "Fresh/0", "complete_prompt": prompt, "code_prompt": prompt, "entry_point": "task_func",
+        "canonical_solution": "    numpy.passk_mark = 1\n    pandas.set_option('display.max_rows', 3)\n    return True\n",
+        "libs": "['numpy', 'pandas']",
+        "test": "import unittest\nimport sys\n\nclass TestCases(unittest.TestCase):\n    def test_fresh(self):\n"
+                "        import numpy, pandas\n        self.assertIn('matplotlib.pyplot', sys.modules)\n"
+                "        self.assertFalse(hasattr(numpy, 'passk_mark'))\n"
+                "        self.assertEqual(pandas.get_option('display.max_rows'), 60)\n"
+                "        self.assertTrue(task_func())\n        self.assertTrue(hasattr(numpy, 'passk_mark'))\n"}])
+    body = "    numpy.passk_mark = 1\n    pandas.set_option('display.max_rows', 3)\n    return True\n"
+    samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "Fresh/0", "completion": body}] * 6)
+    proc, rows = _evaluate(problems, samples, tmp_path / "run", "--workers", "1")
+    assert len(rows) == 6 and {r["status"] for r in rows.values()} == {"passed"}, \
+        [(r["reason"], r["detail"][:200]) for r in rows.values()]

@@ -22,7 +22,7 @@ import traceback
 
 from .candidate import candidate_main
 from .framing import HELLO, STOP_GONE, recv_with_fds, send_msg
-from .layout import CANDIDATE_ENV, CANDIDATE_UID, PRELOAD, WORK_ROOT
+from .layout import CANDIDATE_ENV, CANDIDATE_UID, ENV_PRELOAD_FILE, PRELOAD, PRELOAD_MIN_MB, WORK_ROOT
 from .protocol import TRANSPORT_CAP
 from .procs import _reap_all, _signal_name, _uid_pids, clean_ipc, kill_uid
 from .warmup import WARM_UP_ROUNDS, warm_up
@@ -103,6 +103,29 @@ def _spawn_candidate(workdir, limits, keep, mode="proxy", program=None):
             os._exit(1 if mode == "io" else 70)  # io: a script's uncaught exception, as Python exits
 
 
+def _preload_environment():
+    """The environment's own modules (ENV_PRELOAD_FILE), imported once with one BLAS thread and
+    matplotlib's Agg backend; the environment every candidate starts with is put back after."""
+    import gc
+    import importlib
+    try:
+        with open(ENV_PRELOAD_FILE) as f:
+            names = [n.strip() for n in f if n.strip()]
+    except OSError:
+        return
+    os.environ.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                       "MPLBACKEND": "Agg", "MPLCONFIGDIR": "/opt/passk/mpl", "TF_CPP_MIN_LOG_LEVEL": "3"})
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except Exception:   # an environment without it: the candidate imports what it needs itself
+            pass
+    os.environ.clear()
+    os.environ.update(CANDIDATE_ENV)
+    gc.collect()
+    gc.freeze()
+
+
 def forkserver_main():
     import gc
     import importlib
@@ -130,12 +153,16 @@ def forkserver_main():
     gc.collect()
     gc.freeze()  # children do not walk (and so copy) the preloaded objects when they collect
     devnull = os.open(os.devnull, os.O_RDONLY)
+    preloaded = not os.path.exists(ENV_PRELOAD_FILE)
     while True:
         got = recv_with_fds(ctl)
         if got is None:
             return
         fds, req = got
         mode = req.get("mode", "proxy")
+        if not preloaded and mode == "in_process" and req["limits"].get("memory_mb", 0) >= PRELOAD_MIN_MB:
+            preloaded = True
+            _preload_environment()
         if mode == "io":
             keep = {0: fds[0], 1: fds[1], 2: fds[2]}
         elif mode == "exec":   # stdout, stderr and the completion marker's pipe (fd 3)
