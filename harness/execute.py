@@ -62,6 +62,25 @@ def limits_record(limits: Limits, facts: dict) -> dict:
                if facts.get("environment") else {})}
 
 
+def host_wait_s(part: dict) -> float:
+    """How long the supervisor may spend on a job inside the job's own limits: another language's steps
+    one after the other (the compile step's own wall clock, then the run's), an io job's tests together
+    (IO_TOTAL_FACTOR x the limit, and the one test that may start just before that), a proxy job's
+    transport credit (TRANSPORT_CAP x the limit). The host waits this, plus its grace, before it calls the
+    container lost: a job inside its limits never becomes `error`."""
+    from .containers.box.protocol import TRANSPORT_CAP
+    from .containers.box.supervisor import IO_TOTAL_FACTOR
+    limits = part["limits"]
+    timeout = float(limits["timeout_s"])
+    if part.get("build"):
+        return sum(float((step.get("limits") or limits)["timeout_s"]) for step in part["build"]["steps"])
+    if part.get("channel") == "io":
+        return (IO_TOTAL_FACTOR + 1) * timeout
+    if part.get("channel") == "proxy":
+        return (TRANSPORT_CAP + 1) * timeout
+    return timeout
+
+
 class Pool:
     def __init__(self, backend, base: Limits, settings: SandboxSettings, facts: dict):
         self.backend = backend
@@ -125,8 +144,8 @@ class Pool:
             if len(self._encoded) >= 4096:
                 self._encoded.clear()
             part = self._problem_part(job)
-            cached = self._encoded[key] = (job.problem, part["limits"], json.dumps(part)[1:].encode(),
-                                           job.differential)
+            cached = self._encoded[key] = (job.problem, {**part["limits"], "host_wait_s": host_wait_s(part)},
+                                           json.dumps(part)[1:].encode(), job.differential)
         s = job.sample
         ident = f"{s.task_id}#{s.sample_index}"
         line = b"".join((b'{"id": ', json.dumps(ident).encode(), b', "code": ',

@@ -165,3 +165,20 @@ def test_ctrl_c_stops_cleanly_keeps_rows_and_says_how_to_resume(tmp_path):
     assert left == []
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0 and f"reused {kept} from an earlier run" in done.stdout
+
+
+@pytest.mark.docker
+def test_the_hosts_wait_follows_the_jobs_own_limits(monkeypatch):
+    """Regression (issue 24, item 6): the host waited the job's wall clock plus a fixed grace, whatever the
+    job's own limits allowed. An io candidate whose tests together run well inside their limits (10 tests
+    of 0.4 s, each limit 1 s, all of them 10 s) was cut: `error infrastructure`, three attempts. The wait
+    now comes from the job's limits (execute.host_wait_s); with the grace at 2 s it still passes."""
+    import harness.sandbox.docker as docker_backend
+    from harness import Evaluator
+
+    monkeypatch.setattr(docker_backend, "RESULT_GRACE_S", 2.0)
+    tests = tuple((f"{i}\n", f"{i}\n") for i in range(10))
+    problem = Problem("slow-io", "", "", None, channel="io", runner="script", tests=tests, format="native")
+    with Evaluator(timeout_s=1.0, workers=1, max_attempts=1) as ev:
+        row = ev.evaluate([(problem, "import time\ntime.sleep(0.4)\nprint(input())\n")])[0]
+    assert (row.status, row.reason) == ("passed", "tests_completed"), (row.status, row.reason, row.detail)
