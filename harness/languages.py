@@ -148,11 +148,7 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
         found = _GO_PACKAGE.search(prompt) or _GO_PACKAGE.search(tests)
         if not found:
             raise InputError(f"{task_id}: the Go program declares no package")
-        main = (f"package {found.group(1)}\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\n"
-                "func TestMain(m *testing.M) {\n\tcode := m.Run()\n\tif code == 0 {\n"
-                "\t\tif marker, err := os.OpenFile(\"/proc/self/fd/3\", os.O_WRONLY, 0); err == nil {\n"
-                f"\t\t\tmarker.WriteString(\"{MARK}\")\n\t\t\tmarker.Close()\n\t\t}}\n\t}}\n\tos.Exit(code)\n}}\n")
-        return tests, {"passk_main_test.go": main}
+        return _go_glue(found.group(1), tests)
     if language == "javascript":
         return tests + f"\n;require('fs').writeSync(3, '{MARK}');\n", {}
     if language == "typescript":
@@ -161,6 +157,40 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
 
 
 NONCE_CHARS = 32   # the nonce that replaces MARK: 16 random bytes as hex
+
+_GO_TEST = re.compile(r"^func (Test\w*)\(\s*(\w+)\s+\*testing\.T\s*\)", re.M)
+# What `go test`'s flags may say that makes a test binary run fewer tests than its file has, reset to their
+# defaults before the tests run (a candidate's init() can append to os.Args or call flag.Set).
+_GO_TEST_FLAGS = {"test.run": "", "test.skip": "", "test.list": "", "test.count": "1", "test.shuffle": "off",
+                  "test.failfast": "false", "test.bench": ""}
+
+
+def _go_glue(package: str, tests: str) -> tuple[str, dict]:
+    """Go: the tests' Test functions are renamed with the job's nonce (a name the candidate's code cannot
+    know, so cannot call or count), and passk's file in the package runs each through a wrapper that counts
+    it. Its TestMain resets the test flags a candidate may have set, runs the tests, and writes the marker
+    only when they passed and every one of them ran; when they passed but fewer ran, it writes the marker
+    with `:no_tests` (failed no_tests)."""
+    names = _GO_TEST.findall(tests)
+    if not names:   # nothing to count: the marker after m.Run() alone, as before
+        renamed, wrappers = tests, ""
+    else:
+        renamed = _GO_TEST.sub(lambda m: f"func passkTest_{MARK}_{m.group(1)}({m.group(2)} *testing.T)", tests)
+        wrappers = "".join(f"func {name}(t *testing.T) {{\n\tpasskRan_{MARK}++\n\tpasskTest_{MARK}_{name}(t)\n}}\n\n"
+                           for name, _ in names)
+    flags = "".join(f"\t\t\"{k}\": \"{v}\",\n" for k, v in _GO_TEST_FLAGS.items())
+    main = (f"package {package}\n\nimport (\n\t\"flag\"\n\t\"os\"\n\t\"strconv\"\n\t\"testing\"\n)\n\n"
+            f"var passkRan_{MARK} int\n\n{wrappers}"
+            "func TestMain(m *testing.M) {\n\tif !flag.Parsed() {\n\t\tflag.Parse()\n\t}\n"
+            f"\tfor name, value := range map[string]string{{\n{flags}\t}} {{\n"
+            "\t\tif f := flag.Lookup(name); f != nil {\n\t\t\tf.Value.Set(value)\n\t\t}\n\t}\n"
+            "\tcode := m.Run()\n\tif code == 0 {\n"
+            f"\t\tmark := \"{MARK}\"\n"
+            f"\t\tif {len(names)} > 0 && passkRan_{MARK} != {len(names)} {{\n"
+            f"\t\t\tmark += \":no_tests:\" + strconv.Itoa(passkRan_{MARK}) + \"/{len(names)}\"\n\t\t}}\n"
+            "\t\tif marker, err := os.OpenFile(\"/proc/self/fd/3\", os.O_WRONLY, 0); err == nil {\n"
+            "\t\t\tmarker.WriteString(mark)\n\t\t\tmarker.Close()\n\t\t}\n\t}\n\tos.Exit(code)\n}\n")
+    return renamed, {"passk_main_test.go": main}
 
 
 def check_commands(commands) -> None:

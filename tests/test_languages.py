@@ -41,7 +41,9 @@ def test_the_marker_is_written_after_the_tests_and_never_in_the_candidates_code(
     problem = json.loads((ROOT / "problems" / f"lang-{language}" / "problems.jsonl").read_text().splitlines()[0])
     test, files = languages.glue(language, problem["name"], problem["prompt"], problem["tests"])
     text = test + "".join(files.values())
-    assert text.count(MARKER_PLACEHOLDER) == 1
+    # written once (the marker's literal); Go's counted tests carry it in names only passk's text has
+    assert text.count(f'"{MARKER_PLACEHOLDER}"') + text.count(f"'{MARKER_PLACEHOLDER}'") == 1
+    assert MARKER_PLACEHOLDER not in problem["prompt"]
     if not files:   # the marker's statement comes after the tests' own text
         assert test.index(MARKER_PLACEHOLDER) > test.index(problem["tests"].strip().splitlines()[-1])
 
@@ -166,6 +168,7 @@ LIMITS = {"timeout_s": 2.0, "cpu_time_s": 3, "output_bytes": 1 << 20, "job_memor
     (_report(exit_code=1, stderr_tail=b"main.cpp:3:5: error: 'retrun' was not declared"), False, False,
      ("failed", "compile_error")),
     (_report(), False, False, ("passed", "compiled")),
+    (_report(), True, "0/1", ("failed", "no_tests")),   # the tests' main ended, but not every test ran (Go)
     (_report(output_exceeded=True), True, True, ("failed", "output_limit")),
     # an exit code 0 with the marker but output over the limit is still the limit's
     (_report(exit_code=3, stdout_tail=b"x"), True, True, ("failed", "runtime_error")),
@@ -173,6 +176,15 @@ LIMITS = {"timeout_s": 2.0, "cpu_time_s": 3, "output_bytes": 1 << 20, "job_memor
 def test_a_step_is_labelled_from_how_it_ended(box, report, last, marked, want):
     from harness.containers.box.supervisor import _native_label
     assert _native_label(report, LIMITS, "run" if last else "compile", last, marked)[:2] == want
+
+
+def test_the_marker_says_whether_every_test_ran(box):
+    from harness.containers.box.supervisor import _marked
+    nonce = "ab" * 16
+    assert _marked(b"", nonce) is False and _marked(b"cd" * 16, nonce) is False
+    assert _marked(nonce.encode(), nonce) is True
+    assert _marked(nonce.encode() + b":no_tests:0/3", nonce) == "0/3"
+    assert _marked(nonce.encode() + b":no_tests:\x1b[2J9/9", nonce) == "29/9"   # digits and / only
 
 
 def test_javascript_s_parse_error_is_a_syntax_error_only_without_a_compile_step(box):
@@ -384,3 +396,37 @@ def test_the_java_compile_server_gives_what_javac_gives(tmp_path):
         assert r["server"] == r["javac"], (program[-300:], r["server"][:2], r["javac"][:2])
     assert [r["server"][0] == 0 for r in results] == [True, False, False, True, True, True, True, False, True, False]
     assert "p/Problem.class" in results[8]["server"][2]
+
+
+_GO_WRONG = "func add(a int, b int) int {\n    return a - b\n}\n"
+_GO_SKIPPERS = {
+    "appends -test.run=^$ to os.Args in init()":
+        "package add_test\n\nimport (\n    \"os\"\n    \"testing\"\n    \"fmt\"\n)\n\n"
+        "func init() {\n    os.Args = append(os.Args, \"-test.run=^$\")\n}\n\n" + _GO_WRONG,
+    "appends -test.list=X to os.Args in init()":
+        "package add_test\n\nimport (\n    \"os\"\n    \"testing\"\n    \"fmt\"\n)\n\n"
+        "func init() {\n    os.Args = append(os.Args, \"-test.list=X\")\n}\n\n" + _GO_WRONG,
+    "calls testing.Init() and flag.Set(\"test.run\", \"^$\") in init()":
+        "package add_test\n\nimport (\n    \"flag\"\n    \"testing\"\n    \"fmt\"\n)\n\n"
+        "func init() {\n    testing.Init()\n    flag.Set(\"test.run\", \"^$\")\n}\n\n" + _GO_WRONG,
+    "keeps setting test.run from a goroutine":
+        "package add_test\n\nimport (\n    \"flag\"\n    \"testing\"\n    \"fmt\"\n)\n\n"
+        "func init() {\n    testing.Init()\n    go func() {\n        for {\n            flag.Set(\"test.run\", \"^$\")\n"
+        "        }\n    }()\n}\n\n" + _GO_WRONG,
+}
+
+
+@pytest.mark.docker
+def test_go_passes_only_when_its_tests_ran(tmp_path):
+    """Regression (issue 24, item 1): a wrong Go program that made the test binary run no test (a filter
+    appended to os.Args, or set with flag.Set, in init()) was `passed`: m.Run() returned 0 and the marker
+    was written. The tests' functions are now counted under names the candidate cannot know, and the test
+    flags reset before they run: each of these fails, and an honest program still passes."""
+    honest = "package add_test\n\nimport (\n    \"testing\"\n    \"fmt\"\n)\n\nfunc add(a int, b int) int {\n    return a + b\n}\n"
+    rows = [{"name": "demo_add", "solution": honest, "attack": "honest"}] + \
+           [{"name": "demo_add", "solution": code, "attack": name} for name, code in _GO_SKIPPERS.items()]
+    outcome = evaluate(_config(tmp_path, "go", write_jsonl(tmp_path / "s.jsonl", rows), workers=1), progress=False)
+    got = {r["sample"]["attack"]: (r["status"], r["reason"], r["detail"]) for r in _rows(outcome.out_dir)}
+    assert got.pop("honest")[:2] == ("passed", "tests_completed")
+    for name, (status, reason, detail) in got.items():
+        assert status == "failed" and reason in ("no_tests", "assertion"), (name, status, reason, detail)

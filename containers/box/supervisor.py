@@ -280,7 +280,7 @@ class Supervisor:
             detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
             detail[f"{name}_memory_kb"] = max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0)
             last = index == len(steps) - 1
-            status, reason, text = _native_label(report, limits, name, last, nonce.encode() in marked, index)
+            status, reason, text = _native_label(report, limits, name, last, _marked(marked, nonce), index)
             # A step that left something (a compiler's stray process, memory under gVisor) does not end the
             # job: what it left was killed, the program still runs, and the container is replaced after.
             clean = clean and bool(report["clean"])
@@ -527,6 +527,19 @@ _RUNTIME_OOM_SIGNS = (b"java.lang.OutOfMemoryError", b"JavaScript heap out of me
                       b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc")
 
 
+def _marked(data: bytes, nonce: str):
+    """What the completion marker says: False (not written), True (the tests ended), or the text after
+    `:no_tests:` (the tests ended, but fewer of them ran than the file has: "ran/total")."""
+    at = data.find(nonce.encode())
+    if at < 0:
+        return False
+    rest = data[at + len(nonce):]
+    if rest.startswith(b":no_tests:"):
+        ran = rest[len(b":no_tests:"):][:24]
+        return "".join(chr(c) for c in ran if 48 <= c <= 57 or c == 47) or "?"
+    return True
+
+
 def _native_label(report, limits, step, last, marked, index_of_step=1):
     """(status, reason, detail) of one step of a compiled or interpreted program: limits first, then how it
     ended; a compile step that fails is the candidate's compile error; the last step passes only with the
@@ -579,6 +592,8 @@ def _native_label(report, limits, step, last, marked, index_of_step=1):
                 f"exit code {code}" + (": " + " | ".join(lines[-2:]) if lines else ""))
     if not marked:
         return "failed", "exited_early", "exited with code 0 before the tests finished (no completion marker)"
+    if marked is not True:
+        return "failed", "no_tests", f"the tests passed, but {marked} of the file's tests ran"
     return "passed", "tests_completed", ""
 
 
