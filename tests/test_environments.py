@@ -216,3 +216,23 @@ def test_what_the_forkserver_preloads_carries_nothing_from_one_candidate_to_the_
     proc, rows = _evaluate(problems, samples, tmp_path / "run", "--workers", "1")
     assert len(rows) == 6 and {r["status"] for r in rows.values()} == {"passed"}, \
         [(r["reason"], r["detail"][:200]) for r in rows.values()]
+
+
+@pytest.mark.docker
+def test_a_bigcodebench_reason_comes_from_the_exception_never_from_its_message(tmp_path):
+    """Regression (issue 24, item 7): the unittest runner took a failing test's reason from the last line of
+    its traceback, which a candidate's exception message can write: a ValueError whose message ends in a
+    line `KeyError: forged` was labelled exception:KeyError. The reason is the exception's own class."""
+    prompt = "def task_func():\n"
+    problems = write_jsonl(tmp_path / "p.jsonl", [{
+        "task_id": "Msg/0", "complete_prompt": prompt, "code_prompt": prompt, "entry_point": "task_func",
+        "canonical_solution": "    return 1\n", "libs": "[]",
+        "test": "import unittest\n\nclass TestCases(unittest.TestCase):\n    def test_0(self):\n"
+                "        self.assertEqual(task_func(), 1)\n"}])
+    samples = write_jsonl(tmp_path / "s.jsonl", [
+        {"task_id": "Msg/0", "completion": "    raise ValueError('boom\\nTraceback (most recent call last):\\nKeyError: forged')\n"},
+        {"task_id": "Msg/0", "completion": "    raise AssertionError('\\n' * 50 + 'OK')\n"}])
+    proc, rows = _evaluate(problems, samples, tmp_path / "run", "--environment", "none")
+    assert rows[("Msg/0", 0)]["reason"] == "exception:ValueError", rows[("Msg/0", 0)]
+    # an AssertionError a test meets is unittest's failure, whatever its message says
+    assert (rows[("Msg/0", 1)]["status"], rows[("Msg/0", 1)]["reason"]) == ("failed", "assertion")
