@@ -178,6 +178,14 @@ def test_a_step_is_labelled_from_how_it_ended(box, report, last, marked, want):
     assert _native_label(report, LIMITS, "run" if last else "compile", last, marked)[:2] == want
 
 
+def test_a_go_panic_is_a_runtime_error_however_long_its_message(box):
+    from harness.containers.box.supervisor import _native_label
+    long_panic = _report(exit_code=2, stdout_tail=b"y" * 1800 + b"\n--- FAIL: TestAdd (0.00s)\nFAIL\n")
+    assert _native_label(long_panic, LIMITS, "run", True, False, 1, "go")[:2] == ("failed", "runtime_error")
+    failed = _report(exit_code=1, stdout_tail=b"--- FAIL: TestAdd (0.00s)\n    x_test.go:9: expected 3\nFAIL\n")
+    assert _native_label(failed, LIMITS, "run", True, False, 1, "go")[:2] == ("failed", "assertion")
+
+
 def test_the_marker_says_whether_every_test_ran(box):
     from harness.containers.box.supervisor import _marked
     nonce = "ab" * 16
@@ -414,6 +422,18 @@ _GO_SKIPPERS = {
         "func init() {\n    testing.Init()\n    go func() {\n        for {\n            flag.Set(\"test.run\", \"^$\")\n"
         "        }\n    }()\n}\n\n" + _GO_WRONG,
 }
+
+
+@pytest.mark.docker
+def test_a_go_panic_longer_than_the_kept_tail_is_a_runtime_error(tmp_path):
+    """Regression (issue 24, item 7): a panic whose message is longer than the 2 KB tail that is kept
+    pushed `panic: ` out of it, and the `--- FAIL` left in it made the label `assertion`."""
+    code = ("package add_test\n\nimport (\n    \"strings\"\n    \"testing\"\n    \"fmt\"\n)\n\n"
+            "func add(a int, b int) int {\n    panic(strings.Repeat(\"y\", 5000))\n}\n")
+    rows = [{"name": "demo_add", "solution": code}]
+    outcome = evaluate(_config(tmp_path, "go", write_jsonl(tmp_path / "s.jsonl", rows), workers=1), progress=False)
+    row = _rows(outcome.out_dir)[0]
+    assert (row["status"], row["reason"]) == ("failed", "runtime_error"), row["detail"][:200]
 
 
 @pytest.mark.docker

@@ -244,7 +244,7 @@ class Supervisor:
                 name = step.get("step", f"step{index}")
                 detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
                 detail["compiled_by"] = "server"
-                status, reason, text = _native_label(report, limits, name, False, False, index)
+                status, reason, text = _native_label(report, limits, name, False, False, index, build.get("language"))
                 if status != "passed":
                     break
                 continue
@@ -280,7 +280,8 @@ class Supervisor:
             detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
             detail[f"{name}_memory_kb"] = max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0)
             last = index == len(steps) - 1
-            status, reason, text = _native_label(report, limits, name, last, _marked(marked, nonce), index)
+            status, reason, text = _native_label(report, limits, name, last, _marked(marked, nonce), index,
+                                                 build.get("language"))
             # A step that left something (a compiler's stray process, memory under gVisor) does not end the
             # job: what it left was killed, the program still runs, and the container is replaced after.
             clean = clean and bool(report["clean"])
@@ -540,7 +541,7 @@ def _marked(data: bytes, nonce: str):
     return True
 
 
-def _native_label(report, limits, step, last, marked, index_of_step=1):
+def _native_label(report, limits, step, last, marked, index_of_step=1, language=None):
     """(status, reason, detail) of one step of a compiled or interpreted program: limits first, then how it
     ended; a compile step that fails is the candidate's compile error; the last step passes only with the
     completion marker."""
@@ -575,6 +576,8 @@ def _native_label(report, limits, step, last, marked, index_of_step=1):
     tail = report["stderr_tail"] + report["stdout_tail"]
     # a test that failed (not one that crashed: Go prints "--- FAIL" for a test that panicked too)
     assertion = any(sign in tail for sign in _ASSERTION_SIGNS) and b"panic: " not in tail
+    if language == "go":   # a Go test binary says it by its exit code: 1 a failed test, 2 a panic
+        assertion = code == 1 and b"--- FAIL" in tail
     if any(sign in tail for sign in _RUNTIME_OOM_SIGNS) and (code or sig):
         # the runtime's own heap limit (the JVM's default is a quarter of the container's memory; V8's
         # its own), or an allocation that failed: the program ran out of memory
