@@ -377,7 +377,8 @@ def _preload_step(env: Environment) -> str:
 
 def image_tag(env: Environment, sandbox: dict, lock: dict) -> str:
     h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['python']}\0{lock['sha256']}\0{' '.join(env.preload)}".encode()).hexdigest()
-    return f"{ENV_REPOSITORY}-{env.name.lower()}:{h[:12]}"
+    repo = re.sub(r"[^a-z0-9]+", "-", env.name.lower()).strip("-") or "custom"   # what Docker takes in a name
+    return f"{ENV_REPOSITORY}-{repo}:{h[:12]}"
 
 
 def summary(env: Environment, lock: dict, image: str, image_id: str) -> dict:

@@ -77,6 +77,8 @@ def test_the_image_tag_follows_the_lock_and_a_changed_package_is_named():
     other = {**lock, "sha256": environments.lock_sha256([{**pkg[0], "version": "1.17.0"}], inst)}
     assert environments.image_tag(env, sandbox, other) != environments.image_tag(env, sandbox, lock)
     assert environments.image_tag(env, {"image_id": "sha256:2"}, lock) != environments.image_tag(env, sandbox, lock)
+    odd = environments.Environment("My..Env_1", ("six==1.16.0",))
+    assert environments.image_tag(odd, sandbox, lock).startswith("passk-env-my-env-1:")
     before = {"name": "small", "python": "3.11.2", "lock": pkg}
     now = {"name": "small", "python": "3.11.2", "lock": [{**pkg[0], "version": "1.17.0"}]}
     assert environments.lock_differences(before, now) == ["six: 1.16.0 then, 1.17.0 now"]
