@@ -90,47 +90,44 @@ def problems_language(problems: dict) -> str:
     return found.pop() if found else "python"
 
 
-def peek_format(path, fmt: str | None = None) -> str | None:
-    """The format of a problem file, from its first record (or as forced); None where it cannot be told
-    (the full load says why)."""
-    from .formats import formats, read_records
-    path = Path(path)
-    if fmt is not None or path.is_dir():
-        return fmt or "native"
+def _first_record(path: Path) -> dict | None:
+    """A problem file's first record, read before the whole file is (a large JSON Lines file is read once,
+    by the full load); None where it cannot be read (the full load says what is wrong with it)."""
+    from .formats import read_records
     try:
         name = path.name[:-3] if path.name.endswith(".gz") else path.name
         if name.endswith(".json"):
             records = read_records(path)
-        else:
-            from .jsonl import iter_jsonl
-            first = next(iter_jsonl(path, "problem file"), None)
-            records = [("", first[1])] if first else []
+            return records[0][1] if records else None
+        from .jsonl import iter_jsonl
+        first = next(iter_jsonl(path, "problem file"), None)
+        return first[1] if first else None
     except InputError:
         return None
-    if not records:
+
+
+def peek_format(path, fmt: str | None = None) -> str | None:
+    """The format of a problem file, from its first record (or as forced); None where it cannot be told
+    (the full load says why)."""
+    from .formats import formats
+    path = Path(path)
+    if fmt is not None or path.is_dir():
+        return fmt or "native"
+    first = _first_record(path)
+    if first is None:
         return None
-    return next((f.name for f in formats().values() if f.detect(records[0][1])), None)
+    return next((f.name for f in formats().values() if f.detect(first)), None)
 
 
 def peek_language(path, fmt: str | None = None) -> str:
     """The language of a problem file's first record, read before the whole file is (so that the language's
     image can start while the inputs load); "python" when the file does not say."""
     from . import languages
-    from .formats import read_records
     path = Path(path)
     if path.is_dir() or fmt not in (None, "multipl-e"):
         return "python"
-    try:
-        name = path.name[:-3] if path.name.endswith(".gz") else path.name
-        if name.endswith(".json"):
-            records = read_records(path)
-        else:   # JSON Lines: the first record is enough (a large file is read once, by the full load)
-            from .jsonl import iter_jsonl
-            first = next(iter_jsonl(path, "problem file"), None)
-            records = [("", first[1])] if first else []
-    except InputError:
-        return "python"   # the full load says what is wrong with it
-    value = records[0][1].get("language") if records else None
+    first = _first_record(path)
+    value = first.get("language") if first else None
     try:
         return languages.canonical(value) if isinstance(value, str) else "python"
     except InputError:
