@@ -48,6 +48,11 @@ def canonical_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+def requirement_name(requirement: str) -> str:
+    """The canonical package name of a pin ("Foo_Bar[x]==1.0" -> "foo-bar")."""
+    return canonical_name(requirement.split("==")[0].split("[")[0].strip())
+
+
 @dataclass(frozen=True)
 class Environment:
     name: str
@@ -68,7 +73,7 @@ class Environment:
         return hashlib.sha256(json.dumps(self.spec(), sort_keys=True).encode()).hexdigest()
 
     def pins(self) -> dict[str, str]:
-        return {canonical_name(r.split("==")[0].split("[")[0]): r.split("==", 1)[1].strip() for r in self.requirements}
+        return {requirement_name(r): r.split("==", 1)[1].strip() for r in self.requirements}
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -291,7 +296,7 @@ def resolve(env: Environment, target: dict, log=None) -> dict:
     try:
         wheels, sources = work / "wheels", work / "sources"
         wheels.mkdir()
-        pins = {canonical_name(r.split("==")[0].split("[")[0]): r for r in env.requirements}
+        pins = {requirement_name(r): r for r in env.requirements}
         built: dict[str, dict] = {}
         if env.allow_source:
             log(f"environment {env.name}: building {', '.join(env.allow_source)} from source on the host")

@@ -72,8 +72,8 @@ def _check_environment(run_dir: Path, recorded: dict | None, spec) -> None:
         return
     if recorded is not None and now is not None and recorded.get("spec_sha256") == now.spec_sha256:
         return
-    before = {environments.canonical_name(r.split("==")[0]): r for r in (recorded or {}).get("requirements", [])}
-    after = {environments.canonical_name(r.split("==")[0]): r for r in (now.requirements if now else ())}
+    before = {environments.requirement_name(r): r for r in (recorded or {}).get("requirements", [])}
+    after = {environments.requirement_name(r): r for r in (now.requirements if now else ())}
     diffs = [f"{before.get(n, 'absent')} then, {after.get(n, 'absent')} now" for n in sorted(set(before) | set(after))
              if before.get(n) != after.get(n)]
     raise InputError(f"{run_dir}: its environment ({(recorded or {}).get('name', 'none')}) is no longer the one "
