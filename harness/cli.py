@@ -384,6 +384,8 @@ def cmd_images(args) -> int:
     from .languages import LANGUAGES, canonical
     from .sandbox.images import ensure_language_image
 
+    from . import environments
+    env = environments.load(_environment_of(args))   # a bad list exits 2 before anything is built
     client = connect()
     facts = ensure_image(client, args.base_image, rebuild=args.rebuild)
     print(f"{facts['image']} {facts['image_id']}")
@@ -393,8 +395,6 @@ def cmd_images(args) -> int:
     for name in dict.fromkeys(w for w in wanted if w != "python"):
         lang = ensure_language_image(client, facts, name, rebuild=args.rebuild)
         print(f"{lang['image']} {lang['image_id']}")
-    from . import environments
-    env = environments.load(_environment_of(args))
     if env is not None:
         import time
         t0 = time.monotonic()

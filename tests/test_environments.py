@@ -42,8 +42,9 @@ def test_a_bad_list_names_file_and_line_and_exits_2(tmp_path, text, message):
     with pytest.raises(InputError) as e:
         environments.parse_requirements(path)
     assert str(path) in str(e.value) and message in str(e.value)
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "images", "build", "--requirements", str(path)],
-                          cwd=ROOT, capture_output=True, text=True)
+    # refused before any image is looked at or built (a base image that is nowhere would be reported first)
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "images", "build", "--requirements", str(path),
+                           "--base-image", "passk-no-such-base:none"], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 2 and message in proc.stderr and proc.stderr.count("\n") == 1
 
 
