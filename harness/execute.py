@@ -68,8 +68,7 @@ def host_wait_s(part: dict) -> float:
     (IO_TOTAL_FACTOR x the limit, and the one test that may start just before that), a proxy job's
     transport credit (TRANSPORT_CAP x the limit). The host waits this, plus its grace, before it calls the
     container lost: a job inside its limits never becomes `error`."""
-    from .containers.box.protocol import TRANSPORT_CAP
-    from .containers.box.supervisor import IO_TOTAL_FACTOR
+    from .containers.box.protocol import IO_TOTAL_FACTOR, TRANSPORT_CAP
     limits = part["limits"]
     timeout = float(limits["timeout_s"])
     if part.get("build"):

@@ -361,16 +361,22 @@ def run_in_process(chan, source, spec):
                 namespace["check"](namespace[entry])
             else:
                 verdict = _run_unittests(namespace)
-    except (SystemExit, KeyboardInterrupt) as e:
-        verdict = {"status": "failed", "reason": "exited_early",
-                   "detail": f"{type(e).__name__} while {stage}, before the tests finished"}
     except BaseException as e:
-        if isinstance(e, SyntaxError) and stage == "loading":
-            verdict = {"status": "failed", "reason": "syntax_error", "detail": f"while loading: {_exc_data(e)}"}
-        else:
-            verdict = {"status": "failed", "reason": "assertion" if isinstance(e, AssertionError)
-                       else "exception", "exception": _exc_data(e), "where": _test_line(e)}
+        verdict = _raised(e, stage, ("test.py", "program.py"), lambda e: f"while loading: {_exc_data(e)}")
     send_reply(chan, {"in_process": verdict, "nonce": spec.get("nonce")})
+
+
+def _raised(e, stage, files, syntax_detail) -> dict:
+    """The verdict of what the program or its tests raised before the tests finished: an exit, a syntax
+    error while loading (described by `syntax_detail(e)`), or an assertion or exception (with the line of
+    `files` it came from)."""
+    if isinstance(e, (SystemExit, KeyboardInterrupt)):
+        return {"status": "failed", "reason": "exited_early",
+                "detail": f"{type(e).__name__} while {stage}, before the tests finished"}
+    if isinstance(e, SyntaxError) and stage == "loading":
+        return {"status": "failed", "reason": "syntax_error", "detail": syntax_detail(e)}
+    return {"status": "failed", "reason": "assertion" if isinstance(e, AssertionError) else "exception",
+            "exception": _exc_data(e), "where": _test_line(e, files)}
 
 
 def _test_line(e, files=("test.py", "program.py")) -> str:
@@ -465,15 +471,8 @@ def run_bigcodebench(source, test) -> dict:
             return {"status": "failed", "reason": "no_tests", "detail": "the module defines no TestCases class"}
         result = _bigcodebench_result()
         unittest.TestLoader().loadTestsFromTestCase(cases).run(result)
-    except (SystemExit, KeyboardInterrupt) as e:
-        return {"status": "failed", "reason": "exited_early",
-                "detail": f"{type(e).__name__} while {stage}, before the tests finished"}
     except BaseException as e:
-        if isinstance(e, SyntaxError) and stage == "loading":
-            return {"status": "failed", "reason": "syntax_error",
-                    "detail": f"{type(e).__name__}: {safe_str(e.msg)} (line {e.lineno})"}
-        return {"status": "failed", "reason": "assertion" if isinstance(e, AssertionError) else "exception",
-                "exception": _exc_data(e), "where": _test_line(e, ("__test__.py",))}
+        return _raised(e, stage, ("__test__.py",), lambda e: f"{type(e).__name__}: {safe_str(e.msg)} (line {e.lineno})")
     if result.testsRun == 0:
         return {"status": "failed", "reason": "no_tests", "detail": "TestCases ran no test"}
     skipped = f", {len(result.skipped)} skipped" if result.skipped else ""

@@ -68,6 +68,10 @@ SYNTAX_ERROR_EXIT = 97
 # (channels/proxy.py TransportClock); the credit is at most this many times the limit.
 TRANSPORT_CAP = 10
 
+# io: all tests of one candidate together get this many times the wall-clock limit (the host's wait for a
+# job is derived from it: harness/execute.py host_wait_s).
+IO_TOTAL_FACTOR = 10
+
 # The test process's address space beyond the candidate's memory limit: room for three copies (frame,
 # text, parsed value) of a value at the 64 MiB message cap (framing.MAX_MESSAGE) while it crosses, so that
 # receiving what an honest candidate returned never depends on what the test process held before.

@@ -17,7 +17,7 @@ from .build import compile_argv
 from .compile_server import CompileServer, ServerGone
 from .framing import Unencodable, recv_msg, recv_with_fds, send_with_fds
 from .layout import TOOLCHAIN_FILE, CANDIDATE_UID, ENV, START, WORK_ROOT
-from .protocol import IO_RUNNER_FILE, MARKER_PLACEHOLDER, CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
+from .protocol import IO_RUNNER_FILE, IO_TOTAL_FACTOR, MARKER_PLACEHOLDER, CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
 from .text import clean_text
 from .watch import Watcher
 
@@ -487,7 +487,6 @@ def _excerpt(text, limit=120):
     return clean_text(text if len(text) <= limit else text[:limit] + "…", limit + 40)
 
 
-IO_TOTAL_FACTOR = 10     # io: all tests of one candidate together get this many times the wall-clock limit
 
 
 def _io_label(report, limits, stdout, case, rule, index):
