@@ -320,3 +320,41 @@ def test_a_test_worker_sees_what_a_job_left_in_its_state(box, monkeypatch):
         assert not box.channels.proxy.made_in_this_worker([{"k": 1}])     # untracked by the collector: cannot tell
     finally:
         gc.unfreeze()
+
+
+_FAKE_SERVER = r'''
+import json, sys, os
+sys.stdout.write(json.dumps({"ready": True, "version": "fake"}) + "\n"); sys.stdout.flush()
+keep = []
+for line in sys.stdin:
+    req = json.loads(line)
+    if req.get("hold_mb"):
+        keep.append(b"\x01" * (req["hold_mb"] << 20))   # touched: resident
+    reply = (json.dumps({"exit_code": 0, "output": "x" * req.get("size", 0)}) + "\n").encode()
+    if req.get("twice"):   # two replies in one write: the second must wait for its own request
+        reply = reply * 2
+    for i in range(0, len(reply), 4093):   # in small, odd pieces
+        os.write(1, reply[i:i + 4093])
+'''
+
+
+@pytest.mark.skipif(__import__("os").geteuid() != 0 or not __import__("os").path.exists("/usr/bin/python3"),
+                    reason="the server drops to its own uid: root, and a Python that uid can run")
+def test_a_compile_servers_replies_are_read_whole_and_a_server_that_holds_too_much_is_replaced(box):
+    """Regression (issue 24, items 3 and 7): replies were gathered by concatenating the buffer and
+    searching all of it for the newline at every read (quadratic: a 61 MiB reply took over 30 s), and a
+    server kept whatever a compile left it holding. Replies are now joined once, in order, whatever
+    their pieces; a server above what it may keep is ended after its reply, and the next request starts
+    another."""
+    from harness.containers.box.compile_server import CompileServer
+    server = CompileServer(["/usr/bin/python3", "-c", _FAKE_SERVER], keep_kb=200 * 1024)
+    try:
+        assert server.compile({"size": 3 << 20}, 30)["output"] == "x" * (3 << 20)
+        first = server.pid
+        assert server.compile({"size": 1, "hold_mb": 300}, 30)["exit_code"] == 0
+        assert server.pid is None and server.replaced == 1   # it held 300 MB: ended after its reply
+        assert server.compile({"size": 2}, 30)["output"] == "xx" and server.pid not in (None, first)
+        assert server.compile({"size": 5, "twice": True}, 30)["output"] == "xxxxx"
+        assert server.compile({"size": 7}, 30)["output"] == "xxxxx"   # the second reply, kept in order
+    finally:
+        server.stop()

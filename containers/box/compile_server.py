@@ -28,11 +28,29 @@ class ServerGone(Exception):
         self.tail = tail
 
 
+def resident_kb(pid):
+    """A process's resident memory (VmRSS), in KB; None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmRSS:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 class CompileServer:
-    def __init__(self, argv, warm_up=None):
+    """`keep_kb`: what the server may hold between jobs. A compile that leaves it holding more (a huge
+    program's syntax tree, a heap the runtime does not give back) ends it, and the next job starts
+    another: nothing of one candidate's compile stays in the container's memory for the next."""
+
+    def __init__(self, argv, warm_up=None, keep_kb=None):
         self.argv = list(argv)
         self.pid = None
         self.warm_up = warm_up
+        self.keep_kb = keep_kb
+        self.replaced = 0
 
     def _spawn(self):
         # "{workdir}" in its argv: a directory of its own, which no candidate can read, for a compiler that
@@ -64,7 +82,7 @@ class CompileServer:
             os.close(fd)
         self.pid, self.stdin, self.stdout, self.stderr = pid, in_w, out_r, err_r
         os.set_blocking(err_r, False)
-        self.buf = b""
+        self.buf = []   # what came after the last full line, in chunks (joined once: linear in the reply)
         deadline = time.monotonic() + WARM_UP_S
         hello = self._line(deadline)
         if not hello.get("ready"):
@@ -74,7 +92,8 @@ class CompileServer:
             self._ask(self.warm_up, deadline)
 
     def _line(self, deadline):
-        while b"\n" not in self.buf:
+        size = sum(len(c) for c in self.buf)
+        while not self.buf or b"\n" not in self.buf[-1]:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise TimeoutError("the compile server did not answer in time")
@@ -83,10 +102,13 @@ class CompileServer:
             chunk = os.read(self.stdout, 1 << 20)
             if not chunk:
                 raise ServerGone("the compile server ended", self._stderr())
-            self.buf += chunk
-            if len(self.buf) > MAX_REPLY:
+            self.buf.append(chunk)
+            size += len(chunk)
+            if size > MAX_REPLY:
                 raise ServerGone("the compile server's answer is too large")
-        line, self.buf = self.buf.split(b"\n", 1)
+        data = b"".join(self.buf)
+        line, rest = data.split(b"\n", 1)
+        self.buf = [rest] if rest else []
         try:
             msg = json.loads(line)
         except ValueError:
@@ -119,10 +141,15 @@ class CompileServer:
         if self.pid is None:
             self._spawn()
         try:
-            return self._ask(request, time.monotonic() + timeout_s)
+            reply = self._ask(request, time.monotonic() + timeout_s)
         except (TimeoutError, ServerGone):
             self.stop()
             raise
+        held = resident_kb(self.pid)
+        if self.keep_kb is not None and (held is None or held > self.keep_kb):
+            self.stop()
+            self.replaced += 1
+        return reply
 
     def stop(self):
         if self.pid is None:

@@ -108,8 +108,15 @@ def is_native(settings: SandboxSettings) -> bool:
 
 def sandbox_memory_mb(limits: Limits, settings: SandboxSettings) -> int:
     """What the processes of a container may hold together: Python's candidate and test process, or
-    another language's compile step or program."""
-    return limits.native_container_memory_mb if is_native(settings) else limits.container_memory_mb
+    another language's compile step or program (beside which a compile server keeps what it may hold
+    between jobs, so that the program's own limit is all its own)."""
+    if not is_native(settings):
+        return limits.container_memory_mb
+    from ..languages import LANGUAGES, uses_server
+    if uses_server(settings.language, settings.commands):
+        keep = LANGUAGES[settings.language].server_keep_mb
+        return max(int(limits.memory_mb) + keep, int(limits.compile_memory_mb)) + 128 + int(limits.tmpfs_mb)
+    return limits.native_container_memory_mb
 
 
 def container_memory(limits: Limits, settings: SandboxSettings) -> int:
@@ -156,7 +163,9 @@ IPC_SYSCTLS = {
 
 def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
     docker = _docker_module()
-    tmpfs_bytes = int(limits.tmpfs_mb) * 1024 * 1024
+    # No file can outgrow /tmp, the only place a candidate writes; the hard limit must still let the
+    # forkserver set the candidate's own file size limit when that is the larger (a small /tmp).
+    fsize_bytes = max(int(limits.tmpfs_mb) * 1024 * 1024, int(limits.file_size_bytes))
     return client.api.create_host_config(
         network_mode="none",
         read_only=True,
@@ -172,7 +181,7 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
         memswap_limit=f"{container_memory(limits, settings)}m",
         nano_cpus=int(float(limits.cpus) * 1e9),
         ulimits=[docker.types.Ulimit(name="nofile", soft=1024, hard=1024),
-                 docker.types.Ulimit(name="fsize", soft=tmpfs_bytes, hard=tmpfs_bytes)],
+                 docker.types.Ulimit(name="fsize", soft=fsize_bytes, hard=fsize_bytes)],
         runtime=None if settings.runtime == "runc" else settings.runtime,
         init=True,
         ipc_mode="private",

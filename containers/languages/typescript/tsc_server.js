@@ -14,7 +14,10 @@
 // start; it reports nothing for them unless the program declares a global name they also declare, the
 // only way a program can change what they mean). So each program is checked with skipDefaultLibCheck,
 // and checked again in full, exactly as tsc does, when one of its global names is also a name of the
-// standard library's, or it augments the global scope (`declare global`).
+// standard library's, it augments the global scope (`declare global`), or it has a triple-slash
+// directive (`/// <reference lib|types|path|no-default-lib>`): those change which library files are read,
+// and two of them may conflict with each other (lib.webworker against lib.dom), whatever the program's
+// own names are.
 "use strict";
 const ts = require("/usr/local/lib/typescript/package/lib/typescript.js");
 const path = require("path");
@@ -77,6 +80,8 @@ function touchesLibrary(program, root) {
   program.getTypeChecker();   // binds every file (their `locals`)
   if (!main) return true;
   if (main.moduleAugmentations && main.moduleAugmentations.length) return true;   // declare global / module
+  if (main.libReferenceDirectives.length || main.typeReferenceDirectives.length || main.referencedFiles.length
+      || main.hasNoDefaultLib) return true;   // a triple-slash directive: other library files, checked as tsc does
   if (ts.isExternalModule(main)) return false;   // a module's top-level names are its own
   const libs = program.getSourceFiles().filter((f) => path.dirname(f.fileName) === libDir);
   const key = libs.map((f) => f.fileName).join("\0");
