@@ -50,11 +50,24 @@ class Language:
     server: tuple | None = None
     server_args: tuple = ()
     server_bytes: bool = False   # it takes the program's bytes (base64), not its text
+    # What the server may hold between jobs (its resident memory after a compile); a compile that leaves it
+    # holding more ends it, and the next job starts another. The container has room for it beside the
+    # program's own limit (harness/sandbox/docker.py).
+    server_keep_mb: int = 0
     # A precompiled header, used unless a run config changes the command: (the header a program must
     # include among its leading #include lines, the compile arguments that pre-include its precompiled
     # form). See box/build.py: applied only where it cannot change what the program means.
     pch: tuple | None = None
 
+
+# What a compile server may hold between jobs (see Language.server_keep_mb): above what tsc's and javac's
+# servers hold after compiling each of MultiPL-E's HumanEval programs in turn (scripts/server_memory.py
+# measures it: at most 262 MB for tsc's, 144 MB for javac's).
+SERVER_KEEP_MB = {"typescript": 320, "java": 192}
+
+# What node gets besides MultiPL-E's command: passk's preload, which keeps the tests' `assert` out of the
+# candidate's reach (containers/box/node_guard.js).
+NODE_ENV = {"NODE_OPTIONS": "--require=/opt/passk/box/node_guard.js"}
 
 # MultiPL-E's evaluator (evaluation/src/eval_*.py): g++ FILE -o BIN -std=c++17; rustc FILE -o BIN (the
 # default edition); go test FILE; javac -encoding UTF8 -d DIR FILE then java -ea -cp DIR:javatuples Problem;
@@ -80,11 +93,13 @@ LANGUAGES = {lang.name: lang for lang in (
              server=("java", "-Xmx{memory_mb}m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10",
                      "-XX:MaxHeapFreeRatio=20", "-cp", "/opt/passk/javac",
                      "PasskJavac", "{workdir}"),
-             server_args=("-classpath", "/usr/share/java/javatuples.jar"), server_bytes=True),
-    Language("javascript", ("js", "javascript", "node"), ".js", "main.js", None, ("node", "main.js")),
+             server_args=("-classpath", "/usr/share/java/javatuples.jar"), server_bytes=True,
+             server_keep_mb=SERVER_KEEP_MB["java"]),
+    Language("javascript", ("js", "javascript", "node"), ".js", "main.js", None, ("node", "main.js"), env=NODE_ENV),
     Language("typescript", ("ts", "typescript"), ".ts", "main.ts",
-             ("tsc", "--target", "esnext", "main.ts"), ("node", "main.js"),
-             server=("node", "--max-old-space-size={memory_mb}", "/opt/passk/tsc_server.js")),
+             ("tsc", "--target", "esnext", "main.ts"), ("node", "main.js"), env=NODE_ENV,
+             server=("node", "--max-old-space-size={memory_mb}", "/opt/passk/tsc_server.js"),
+             server_keep_mb=SERVER_KEEP_MB["typescript"]),
 )}
 
 _BY_NAME = {alias: lang for lang in LANGUAGES.values() for alias in (lang.name, *lang.names)}
@@ -111,6 +126,42 @@ _CPP_MAIN = re.compile(r"\bint\s+main\s*\(\s*(void)?\s*\)")
 _RUST_MAIN = re.compile(r"\bfn\s+main\s*\(\s*\)")
 _JAVA_CLASS = re.compile(r"^\s*(?:public\s+|final\s+)*class\s+(\w+)", re.MULTILINE)
 _GO_PACKAGE = re.compile(r"^\s*package\s+(\w+)", re.MULTILINE)
+_RUST_ASSERT = re.compile(r"(?<![\w:])((?:debug_)?assert(?:_eq|_ne)?!)")
+_NODE_ASSERT = re.compile(r"\brequire\(\s*(['\"])(?:node:)?assert\1\s*\)")
+_JAVA_ASSERT = re.compile(r"^([ \t]*)assert\b[ \t]*(\(.*\))[ \t]*;[ \t]*$", re.MULTILINE)
+
+
+def _balanced(expr: str) -> bool:
+    """Whether `expr` is one parenthesised Java expression: its first parenthesis closes at its last
+    character, outside string and char literals, and no `:` (an assert's message) stands outside them."""
+    depth, quote, escaped = 0, None, False
+    for i, ch in enumerate(expr):
+        if quote:
+            escaped, quote = (not escaped and ch == "\\"), (None if ch == quote and not escaped else quote)
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(expr) - 1:
+                return False
+        elif ch == ":" and depth == 0:
+            return False
+    return depth == 0 and quote is None
+
+
+def _java_asserts(tests: str) -> str:
+    """The tests' `assert(...)` statements as explicit throws of java.lang.AssertionError: the same failure
+    (what `java -ea` throws), but not one a candidate can switch off by flipping its class's
+    `$assertionsDisabled` (sun.misc.Unsafe) or a class loader's assertion status. A statement passk cannot
+    read as one parenthesised expression is left as it is."""
+    def one(m):
+        if not _balanced(m.group(2)):
+            return m.group(0)
+        return f"{m.group(1)}if (!{m.group(2)}) throw new java.lang.AssertionError();"
+    return _JAVA_ASSERT.sub(one, tests)
 
 
 def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dict]:
@@ -126,13 +177,22 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
         if not body.endswith("}") or any(line and line[0] not in " \t}" for line in body.splitlines()[1:]):
             raise InputError(f"{task_id}: the C++ tests do not end with an `int main()` passk can wrap")
         last = body.rindex("}")
-        wrapped = tests[:found.start()] + "int passk_tests_main()" + body[:last] + "    return 0;\n" + body[last:]
-        return (wrapped + "\n#include <unistd.h>\nint main() {\n    passk_tests_main();\n"
+        # The entry's name carries the job's nonce: no macro of the candidate's can name it (and so turn passk's
+        # call into something else); `assert` is the standard one again for the tests, whatever the
+        # candidate's code defined (NDEBUG, or an `assert` of its own).
+        wrapped = (tests[:found.start()] + "\n#undef NDEBUG\n#undef assert\n#include <cassert>\n"
+                   + f"int passk_tests_{MARK}()" + body[:last] + "    return 0;\n" + body[last:])
+        return (wrapped + "\n#include <unistd.h>\nint main() {\n"
+                f"    passk_tests_{MARK}();\n"
                 f"    return ::write(3, \"{MARK}\", {NONCE_CHARS}) < 0;\n}}\n"), {}
     if language == "rust":
         if len(_RUST_MAIN.findall(tests)) != 1:
             raise InputError(f"{task_id}: the Rust tests do not define exactly one `fn main()` to wrap")
-        return (_RUST_MAIN.sub("fn passk_tests_main()", tests) + "\nfn main() {\n    passk_tests_main();\n"
+        # the tests' assertions by their path in std (`::std::assert_eq!`), which a `macro_rules!` of the
+        # candidate's cannot shadow as it shadows a bare `assert_eq!`
+        tests = _RUST_ASSERT.sub(lambda m: "::std::" + m.group(1), tests)
+        return (_RUST_MAIN.sub(f"fn passk_tests_{MARK}()", tests) + "\nfn main() {\n"
+                f"    passk_tests_{MARK}();\n"
                 "    use std::io::Write;\n    let mut marker = std::fs::OpenOptions::new().write(true)"
                 f".open(\"/proc/self/fd/3\").unwrap();\n    marker.write_all(b\"{MARK}\").unwrap();\n}}\n"), {}
     if language == "java":
@@ -140,7 +200,7 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
         main_class = "Problem" if "Problem" in classes else (classes[0] if classes else None)
         if main_class is None or "static void main" not in tests:
             raise InputError(f"{task_id}: the Java tests define no class with a `main` to wrap")
-        return (tests + f"\nclass PasskMain {{\n    public static void main(String[] args) throws Exception {{\n"
+        return (_java_asserts(tests) + f"\nclass PasskMain {{\n    public static void main(String[] args) throws Exception {{\n"
                 f"        {main_class}.main(args);\n"
                 "        try (java.io.FileOutputStream marker = new java.io.FileOutputStream(\"/proc/self/fd/3\")) {\n"
                 f"            marker.write(\"{MARK}\".getBytes());\n        }}\n    }}\n}}\n"), {}
@@ -149,10 +209,16 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
         if not found:
             raise InputError(f"{task_id}: the Go program declares no package")
         return _go_glue(found.group(1), tests)
-    if language == "javascript":
-        return tests + f"\n;require('fs').writeSync(3, '{MARK}');\n", {}
-    if language == "typescript":
-        return tests + f"\ndeclare var require: any;\nrequire('fs').writeSync(3, '{MARK}');\n", {}
+    if language in ("javascript", "typescript"):
+        # the tests' `assert` is node's, taken by passk's preload (box/node_guard.js) before the candidate's
+        # code ran, under a name with the job's nonce: a candidate that patches `require('node:assert')`,
+        # or `require` itself, changes neither (without the preload, as under a changed run command, the
+        # tests get node's module as before)
+        name = f"passk$assert${MARK}"
+        tests = _NODE_ASSERT.sub(f"(typeof {name} === 'undefined' ? require('node:assert') : {name})", tests)
+        head = f"declare var {name}: any;\n" if language == "typescript" else ""
+        tail = "declare var require: any;\n" if language == "typescript" else ""
+        return head + tests + f"\n{tail};require('fs').writeSync(3, '{MARK}');\n", {}
     raise InputError(f"no glue for {lang.name}")
 
 
@@ -260,7 +326,7 @@ def steps(language: str, compile_limits: dict | None, run_limits: dict, override
             warm_up["source"] = WARM_UP[language]
         out.append({"step": "compile", "limits": compile_limits, "argv": argv["compile"], "server": {
             "argv": [a.replace("{memory_mb}", str(memory)) for a in lang.server], "request": {"args": args},
-            "bytes": lang.server_bytes, "warm_up": warm_up}})
+            "bytes": lang.server_bytes, "warm_up": warm_up, "keep_kb": lang.server_keep_mb * 1024}})
     elif argv["compile"] is not None:
         step = {"step": "compile", "argv": argv["compile"], "limits": compile_limits}
         if uses_pch(language, overrides):

@@ -143,3 +143,55 @@ def _control(language: str) -> str:
 for _language in ATTACKS:
     ATTACKS[_language]["control_finds_what_it_left_itself"] = _control(_language)
 EXPECTED["control_finds_what_it_left_itself"] = {"failed assertion"}
+
+
+# Tampering with the tests (issue 24): a WRONG `add` (a - b) that tries to make the tests pass anyway, by
+# renaming passk's entry, switching assertions off, shadowing or patching them, or running no test. Each
+# must fail. DOCUMENTED: what passk cannot keep out of the tests in that language (the tests share the
+# candidate's text), each with the reason; listed in docs/security.md and counted as "documented".
+_COUNTER_MACROS = ("#define PASSK_CAT2(a, b) a##b\n#define PASSK_CAT(a, b) PASSK_CAT2(a, b)\n"
+                   "#define passk_tests_main() PASSK_CAT(passk_sel_, __COUNTER__)()\n"
+                   "    return a - b;\n}\nint passk_sel_1() { return 0; }\nint passk_sel_0();\n"
+                   "long passk_unused(long a, long b) {\n    return a - b;\n")
+_UNSAFE = ("    static {\n        try {\n"
+           "            java.lang.reflect.Field f = sun.misc.Unsafe.class.getDeclaredField(\"theUnsafe\");\n"
+           "            f.setAccessible(true);\n            sun.misc.Unsafe u = (sun.misc.Unsafe) f.get(null);\n"
+           "            java.lang.reflect.Field d = Problem.class.getDeclaredField(\"$assertionsDisabled\");\n"
+           "            u.putBoolean(u.staticFieldBase(d), u.staticFieldOffset(d), true);\n"
+           "        } catch (Exception e) { }\n    }\n")
+_JS_WRONG = "  return a - b;\n}\n"
+TAMPERING = {
+    "cpp": {
+        "macro_renames_passks_entry": _CPP + _COUNTER_MACROS,
+        "macro_switches_assert_off": _CPP + "#define NDEBUG\n#undef assert\n#define assert(x) ((void)0)\n    return a - b;\n",
+        "macro_rewrites_the_tests": _CPP + "#define candidate(...) true ? 1 : 0\n    return a - b;\n",
+    },
+    "rust": {
+        "macro_shadows_assert_eq": "macro_rules! assert_eq { ($($t:tt)*) => { () }; }\n"
+                                   "fn add(a: isize, b: isize) -> isize {\n    a - b\n",
+    },
+    "go": {
+        "runs_no_test": _go(["os"], "    return a - b\n") + "\nfunc init() {\n    os.Args = append(os.Args, \"-test.run=^$\")\n}\n",
+    },
+    "java": {
+        "unsafe_switches_assertions_off": _JAVA_HEAD.replace("class Problem {\n", "class Problem {\n" + _UNSAFE)
+                                          + "        return a - b;\n",
+    },
+}
+_JS_TAMPERING = {
+    "patches_node_assert": _JS_WRONG + "const passkA = require('node:assert');\n"
+                           "for (const k of Object.keys(passkA)) { try { passkA[k] = function () {}; } catch (e) {} }\n",
+    "replaces_require": _JS_WRONG + "const passkFake = function () {};\npasskFake.deepEqual = function () {};\n"
+                        "require = function () { return passkFake; };\n",
+}
+TAMPERING["javascript"] = {name: "function add(a, b){\n" + body for name, body in _JS_TAMPERING.items()}
+TAMPERING["typescript"] = {name: _TS_HEAD + "function add(a: number, b: number): number {\n" + body
+                           for name, body in _JS_TAMPERING.items()}
+DOCUMENTED = {
+    "macro_rewrites_the_tests": "C++: the tests are compiled in the candidate's translation unit (they call its "
+                                "functions and use its types), so its macros apply to them",
+}
+for _language, _programs in TAMPERING.items():
+    ATTACKS[_language].update(_programs)
+    for _name in _programs:
+        EXPECTED[_name] = {"passed"} if _name in DOCUMENTED else {"failed assertion", "failed no_tests"}

@@ -182,3 +182,18 @@ def test_the_hosts_wait_follows_the_jobs_own_limits(monkeypatch):
     with Evaluator(timeout_s=1.0, workers=1, max_attempts=1) as ev:
         row = ev.evaluate([(problem, "import time\ntime.sleep(0.4)\nprint(input())\n")])[0]
     assert (row.status, row.reason) == ("passed", "tests_completed"), (row.status, row.reason, row.detail)
+
+
+def test_a_program_larger_than_the_jobs_space_is_the_candidates_failure():
+    """Regression (issue 24, item 4): writing a candidate's program that does not fit in the job's /tmp
+    failed with ENOSPC inside the supervisor: a fault, `error infrastructure` on every attempt. It is now
+    the candidate's `failed file_size_limit`, nothing ran, and the container takes the next candidate."""
+    from harness import Evaluator
+
+    huge = PROBLEM.prompt + "    return x + 1\n# " + "y" * (9 << 20) + "\n"
+    right = PROBLEM.prompt + "    return x + 1\n"
+    with Evaluator(timeout_s=2.0, workers=1, max_attempts=1, tmpfs_mb=8) as ev:
+        rows = ev.evaluate([(PROBLEM, huge), (PROBLEM, right)])
+    assert (rows[0].status, rows[0].reason) == ("failed", "file_size_limit"), (rows[0].status, rows[0].reason, rows[0].detail)
+    assert "does not fit" in rows[0].detail
+    assert (rows[1].status, rows[1].reason) == ("passed", "tests_completed"), (rows[1].status, rows[1].reason)

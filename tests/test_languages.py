@@ -45,7 +45,8 @@ def test_the_marker_is_written_after_the_tests_and_never_in_the_candidates_code(
     assert text.count(f'"{MARKER_PLACEHOLDER}"') + text.count(f"'{MARKER_PLACEHOLDER}'") == 1
     assert MARKER_PLACEHOLDER not in problem["prompt"]
     if not files:   # the marker's statement comes after the tests' own text
-        assert test.index(MARKER_PLACEHOLDER) > test.index(problem["tests"].strip().splitlines()[-1])
+        literal = max(test.find(f'"{MARKER_PLACEHOLDER}"'), test.find(f"'{MARKER_PLACEHOLDER}'"))
+        assert literal > test.index(problem["tests"].strip().splitlines()[-1])
 
 
 def _config(tmp_path, language, samples, workers=2, **limits):
@@ -100,7 +101,7 @@ def test_hostile_programs_get_their_labels_and_leave_nothing_for_the_next(tmp_pa
            for r in rows}
     for attack, label in got.items():
         assert label in EXPECTED[attack], (attack, label, [r["detail"] for r in rows if r["sample"]["attack"] == attack])
-    assert set(got) == set(EXPECTED)
+    assert set(got) == set(ATTACKS[language])
     _no_container_left(json.loads((outcome.out_dir / "manifest.json").read_text())["run_id"])
 
 
@@ -159,8 +160,8 @@ LIMITS = {"timeout_s": 2.0, "cpu_time_s": 3, "output_bytes": 1 << 20, "job_memor
      False, ("failed", "signal:SIGABRT")),
     (_report(exit_code=2, stdout_tail=b"--- FAIL: TestX\npanic: runtime error: index out of range"), True, False,
      ("failed", "runtime_error")),
-    (_report(exit_code=1, stderr_tail=b'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space'),
-     True, False, ("failed", "memory_limit")),
+    (_report(exit_code=1, stderr_tail=b'Exception in thread "main" java.lang.OutOfMemoryError: Java heap space',
+             job_memory_peak_kb=300 * 1024), True, False, ("failed", "memory_limit")),
     (_report(memory_exceeded=True, exit_code=None, signal="SIGKILL"), True, False, ("failed", "memory_limit")),
     (_report(memory_exceeded=True, exit_code=None, signal="SIGKILL"), False, False, ("failed", "compile_memory_limit")),
     (_report(timed_out=True, exit_code=None, signal="SIGKILL"), False, False, ("timed_out", "compile_time_limit")),
@@ -181,9 +182,9 @@ def test_a_step_is_labelled_from_how_it_ended(box, report, last, marked, want):
 def test_a_go_panic_is_a_runtime_error_however_long_its_message(box):
     from harness.containers.box.supervisor import _native_label
     long_panic = _report(exit_code=2, stdout_tail=b"y" * 1800 + b"\n--- FAIL: TestAdd (0.00s)\nFAIL\n")
-    assert _native_label(long_panic, LIMITS, "run", True, False, 1, "go")[:2] == ("failed", "runtime_error")
+    assert _native_label(long_panic, LIMITS, "run", True, False, "go")[:2] == ("failed", "runtime_error")
     failed = _report(exit_code=1, stdout_tail=b"--- FAIL: TestAdd (0.00s)\n    x_test.go:9: expected 3\nFAIL\n")
-    assert _native_label(failed, LIMITS, "run", True, False, 1, "go")[:2] == ("failed", "assertion")
+    assert _native_label(failed, LIMITS, "run", True, False, "go")[:2] == ("failed", "assertion")
 
 
 def test_the_marker_says_whether_every_test_ran(box):
@@ -195,11 +196,25 @@ def test_the_marker_says_whether_every_test_ran(box):
     assert _marked(nonce.encode() + b":no_tests:\x1b[2J9/9", nonce) == "29/9"   # digits and / only
 
 
-def test_javascript_s_parse_error_is_a_syntax_error_only_without_a_compile_step(box):
-    from harness.containers.box.supervisor import _native_label
+def test_a_syntax_error_is_what_passk_s_preload_says_not_what_the_program_prints(box):
+    """Regression (issue 24, item 7): a JavaScript program that printed "SyntaxError" and exited 1 chose
+    its own reason, `syntax_error`; the reason now comes from the marker passk's preload writes when the
+    program does not parse."""
+    from harness.containers.box.supervisor import SYNTAX_ERROR_MARK, _native_label
     report = _report(exit_code=1, stderr_tail=b"SyntaxError: Unexpected token ';'")
-    assert _native_label(report, LIMITS, "run", True, False, 0)[:2] == ("failed", "syntax_error")
-    assert _native_label(report, LIMITS, "run", True, False, 1)[:2] == ("failed", "runtime_error")
+    assert _native_label(report, LIMITS, "run", True, SYNTAX_ERROR_MARK)[:2] == ("failed", "syntax_error")
+    assert _native_label(report, LIMITS, "run", True, False)[:2] == ("failed", "runtime_error")
+
+
+def test_an_allocation_failure_is_the_memory_limit_s_only_near_the_limit(box):
+    """Regression (issue 24, item 7): "std::bad_alloc" (or any runtime's out-of-memory words) printed by a
+    program that held almost nothing was `memory_limit`, so the audit blamed the limit."""
+    from harness.containers.box.supervisor import _native_label
+    words = b"terminate called after throwing an instance of 'std::bad_alloc'"
+    small = _report(signal="SIGABRT", exit_code=None, stderr_tail=words, job_memory_peak_kb=3000)
+    assert _native_label(small, LIMITS, "run", True, False)[:2] == ("failed", "runtime_error")
+    near = _report(signal="SIGABRT", exit_code=None, stderr_tail=words, job_memory_peak_kb=400 * 1024)
+    assert _native_label(near, LIMITS, "run", True, False)[:2] == ("failed", "memory_limit")
 
 
 SERVER_VS_TSC = r'''
@@ -239,14 +254,20 @@ def test_the_typescript_compile_server_gives_what_tsc_gives(tmp_path):
               "  return a + b;\n}\nexport {};\ndeclare global { interface Array<T> { length: string } }\n",
               "  return (a as any).foo.bar;\n}\n", "  return a + b;\n}\nimport * as fs from 'fs';\n"]
     programs = [problem["prompt"] + b + "\n" + problem["tests"] for b in bodies]
+    # Regression (issue 24, item 5): a triple-slash library reference that conflicts with the default
+    # libraries (TS2403) passed through the server, which skipped the library check; tsc exits 2
+    bodies.append("(reference lib webworker)")
+    programs.append('/// <reference lib="webworker" />\n' + problem["prompt"] + bodies[0] + "\n" + problem["tests"])
     out = client.containers.run(image, ["-c", SERVER_VS_TSC, json.dumps(programs)], entrypoint="passk-python",
                                 network_mode="none", remove=True, user="0")
     results = json.loads(out.decode().strip().splitlines()[-1])
     assert len(results) == len(programs)
     for body, r in zip(bodies, results):
         assert r["server"] == r["tsc"], (body, r)
-    assert [r["server"][0] == 0 for r in results] == [True, False, False, False, False, False, False, False, True, False]
+    assert [r["server"][0] == 0 for r in results] == [True, False, False, False, False, False, False, False, True, False,
+                                                      False]
     assert [r["library_checked"] for r in results][4:8] == [True, True, True, True]
+    assert results[-1]["library_checked"] is True and results[-1]["tsc"][0] == 2
 
 
 @pytest.mark.docker
@@ -450,3 +471,60 @@ def test_go_passes_only_when_its_tests_ran(tmp_path):
     assert got.pop("honest")[:2] == ("passed", "tests_completed")
     for name, (status, reason, detail) in got.items():
         assert status == "failed" and reason in ("no_tests", "assertion"), (name, status, reason, detail)
+
+
+_TS_ADD = "function add(a: number, b: number): number {\n"
+
+
+@pytest.mark.docker
+def test_the_typescript_server_carries_no_memory_to_the_next_candidate(tmp_path):
+    """Regression (issue 24, item 3): a correct program with a 2.1M-element array literal compiled within
+    its limits but left the compile server holding ~1 GB, and the next candidate, which passes alone, was
+    killed by the container's OOM killer at ~220 MB of its own: `failed memory_limit`. A server holding
+    more than it may keep is now replaced after the compile, and the container has room for what it keeps."""
+    literal = "const passkBig: number[] = [" + "0," * 2_100_000 + "];\n"
+    big = _TS_ADD + "  return a + b + passkBig.length * 0;\n}\n" + literal
+    holds = _TS_ADD + "  const keep: any[] = [];\n  for (let i = 0; i < 380; i++) keep.push(new Uint8Array(1 << 20).fill(1));\n" \
+                      "  return a + b + keep.length * 0;\n}\n"
+    rows = [{"name": "demo_add", "solution": big}, {"name": "demo_add", "solution": holds}]
+    outcome = evaluate(_config(tmp_path, "typescript", write_jsonl(tmp_path / "s.jsonl", rows), workers=1,
+                               compile_timeout_s=60.0), progress=False)
+    got = [(r["status"], r["reason"], r["detail"][:200]) for r in sorted(_rows(outcome.out_dir), key=lambda r: r["sample_index"])]
+    assert [g[:2] for g in got] == [("passed", "tests_completed")] * 2, got
+
+
+@pytest.mark.docker
+def test_a_compile_output_larger_than_the_jobs_space_is_the_candidates_failure(tmp_path):
+    """Regression (issue 24, item 4): a TypeScript program whose `const enum` inlines into more JavaScript
+    than the job's /tmp holds made writing it fail with ENOSPC: `error infrastructure` on every attempt.
+    It is now the compile's failure (as tsc's own write would be), and the next candidate passes."""
+    uses = ", ".join(["E.A"] * 12_000)
+    inlined = _TS_ADD + "  return a + b + passkUses.length * 0;\n}\nconst enum E { A = \"" + "x" * 1000 + "\" }\n" \
+        f"const passkUses = [{uses}];\n"
+    honest = _TS_ADD + "  return a + b;\n}\n"
+    rows = [{"name": "demo_add", "solution": inlined}, {"name": "demo_add", "solution": honest}]
+    outcome = evaluate(_config(tmp_path, "typescript", write_jsonl(tmp_path / "s.jsonl", rows), workers=1,
+                               tmpfs_mb=8), progress=False)
+    got = [(r["status"], r["reason"], r["detail"][:300]) for r in sorted(_rows(outcome.out_dir), key=lambda r: r["sample_index"])]
+    assert got[0][:2] == ("failed", "compile_error") and "space" in got[0][2], got
+    assert got[1][:2] == ("passed", "tests_completed"), got
+
+
+def test_the_tests_checks_are_ones_the_candidates_code_cannot_reach():
+    """What the glue makes of the tests' checks (issue 24, item 2): Java's asserts as explicit throws (none
+    a class's assertion status can switch off), only where the statement is one parenthesised expression;
+    Rust's assertion macros by their path in std; node's assert by passk's preload's name."""
+    java = languages._java_asserts("    assert(f((\"a)\")) == (1l));\n    assert (a) == (b);\n"
+                                   "    assert(x == 1) : \"m\";\n    assert(g(':'));\n")
+    assert java.splitlines() == ['    if (!(f(("a)")) == (1l))) throw new java.lang.AssertionError();',
+                                 "    assert (a) == (b);", '    assert(x == 1) : "m";',
+                                 "    if (!(g(':'))) throw new java.lang.AssertionError();"]
+    rust, _ = languages.glue("rust", "t", "", "}\nfn main() {\n    assert_eq!(f(1), 2);\n    assert!(g());\n"
+                                             "    ::std::assert_ne!(1, 2);\n}\n")
+    assert "    ::std::assert_eq!(f(1), 2);" in rust and "    ::std::assert!(g());" in rust
+    assert "::std::::std::" not in rust and "fn main() {\n    passk_tests_" in rust
+    js, _ = languages.glue("javascript", "t", "", "const assert = require('node:assert');\ntest();\n")
+    name = f"passk$assert${MARKER_PLACEHOLDER}"
+    assert js.startswith(f"const assert = (typeof {name} === 'undefined' ? require('node:assert') : {name});")
+    ts, _ = languages.glue("typescript", "t", "", "declare var require: any;\nconst assert = require(\"assert\");\n")
+    assert ts.startswith(f"declare var {name}: any;\n") and f": {name});" in ts

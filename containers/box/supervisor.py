@@ -1,6 +1,7 @@
 """The supervisor (root): talks to the host, holds job data, never forks a candidate."""
 
 import base64
+import errno
 import json
 import math
 import os
@@ -22,32 +23,62 @@ from .text import clean_text
 from .watch import Watcher
 
 
+class ProgramTooLarge(Exception):
+    """The candidate's program (or a file of it) does not fit in the job's space: the candidate's failure."""
+
+
 def _write_file(path, text, uid, mode=0o600):
-    with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
-        f.write(text)
+    try:
+        with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
+            f.write(text)
+    except OSError as e:
+        if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise
+        raise ProgramTooLarge(f"the program ({len(text)} characters) does not fit in the job's space: "
+                              f"{os.strerror(e.errno)}") from None
     os.chown(path, uid, uid)
     os.chmod(path, mode)
 
 
-def _write_emitted(p_dir, reply):
+class EmittedTooLarge(Exception):
+    """What a compile server emitted cannot be written as the program's files: a file over the job's file
+    size limit (what the command's own write would have hit), or more than the job's space holds."""
+
+
+def _write_emitted(p_dir, reply, file_size_bytes=None):
     """What a compile server emitted (`files`: text, `files_b64`: bytes), into the job's directory as the
-    candidate's files; a relative name's directories (a Java package's) are made as the candidate's."""
+    candidate's files; a relative name's directories (a Java package's) are made as the candidate's. Each
+    file's size is checked against the job's file size limit before anything is written; a write the
+    job's space cannot hold raises EmittedTooLarge too (the compile's failure, not the harness's)."""
+    out = []
     for key, decode in (("files", lambda v: v.encode("utf-8", "surrogatepass")), ("files_b64", base64.b64decode)):
         files = reply.get(key)
         for name, value in (files.items() if isinstance(files, dict) else ()):
             parts = name.split("/") if isinstance(name, str) else []
             if not parts or any(not part or part.startswith(".") for part in parts) or not isinstance(value, str):
                 raise RuntimeError("the compile server named a bad file")
-            where = p_dir
-            for part in parts[:-1]:
-                where = os.path.join(where, part)
-                if not os.path.isdir(where):
-                    _private_dir(where, CANDIDATE_UID)
-            path = os.path.join(where, parts[-1])
+            data = decode(value)
+            if file_size_bytes is not None and len(data) > file_size_bytes:
+                raise EmittedTooLarge(f"the compiler's output {clean_text(name, 80)!r} is {len(data)} bytes, "
+                                      f"over the file size limit of {file_size_bytes}")
+            out.append((parts, data))
+    for parts, data in out:
+        where = p_dir
+        for part in parts[:-1]:
+            where = os.path.join(where, part)
+            if not os.path.isdir(where):
+                _private_dir(where, CANDIDATE_UID)
+        path = os.path.join(where, parts[-1])
+        try:
             with open(path, "wb") as f:
-                f.write(decode(value))
-            os.chown(path, CANDIDATE_UID, CANDIDATE_UID)
-            os.chmod(path, 0o600)
+                f.write(data)
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+                raise
+            raise EmittedTooLarge(f"the compiler's output ({sum(len(d) for _, d in out)} bytes) does not fit "
+                                  f"in the job's space: {os.strerror(e.errno)}") from None
+        os.chown(path, CANDIDATE_UID, CANDIDATE_UID)
+        os.chmod(path, 0o600)
 
 
 def _private_dir(path, uid):
@@ -244,7 +275,7 @@ class Supervisor:
                 name = step.get("step", f"step{index}")
                 detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
                 detail["compiled_by"] = "server"
-                status, reason, text = _native_label(report, limits, name, False, False, index, build.get("language"))
+                status, reason, text = _native_label(report, limits, name, False, False, build.get("language"))
                 if status != "passed":
                     break
                 continue
@@ -280,7 +311,7 @@ class Supervisor:
             detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
             detail[f"{name}_memory_kb"] = max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0)
             last = index == len(steps) - 1
-            status, reason, text = _native_label(report, limits, name, last, _marked(marked, nonce), index,
+            status, reason, text = _native_label(report, limits, name, last, _marked(marked, nonce),
                                                  build.get("language"))
             # A step that left something (a compiler's stray process, memory under gVisor) does not end the
             # job: what it left was killed, the program still runs, and the container is replaced after.
@@ -304,7 +335,7 @@ class Supervisor:
         key = tuple(server["argv"])
         srv = self.servers.get(key)
         if srv is None:
-            srv = self.servers[key] = CompileServer(server["argv"], server.get("warm_up"))
+            srv = self.servers[key] = CompileServer(server["argv"], server.get("warm_up"), server.get("keep_kb"))
         start = time.monotonic()
         timed_out, died, reply = False, None, {}
         request = {**server.get("request", {}), "file": file_name}
@@ -323,11 +354,15 @@ class Supervisor:
         if died is not None:
             output = b"the compiler crashed: " + died.tail[-1500:]
         code = reply.get("exit_code") if isinstance(reply.get("exit_code"), int) else (None if timed_out else 70)
+        signal_name = None
         if code == 0:
-            _write_emitted(p_dir, reply)
+            try:
+                _write_emitted(p_dir, reply, limits.get("file_size_bytes"))
+            except EmittedTooLarge as e:   # as the command's own write would have ended: SIGXFSZ
+                code, signal_name, output = None, "SIGXFSZ", str(e).encode()
         oom = died is not None and (b"heap out of memory" in died.tail or b"OutOfMemoryError" in died.tail)
         return {"start": start, "end": end, "timed_out": timed_out, "output_exceeded": False,
-                "memory_exceeded": oom, "memory_pressure": False, "exit_code": code, "signal": None,
+                "memory_exceeded": oom, "memory_pressure": False, "exit_code": code, "signal": signal_name,
                 "cpu_s": None, "peak_memory_kb": None, "job_memory_peak_kb": None,
                 "stdout_bytes": len(output), "stderr_bytes": 0, "stdout_tail": output[-2048:], "stderr_tail": b"",
                 "clean": True, "cleanup_s": 0.0}
@@ -340,6 +375,18 @@ class Supervisor:
         return jobdir
 
     def run(self, job):
+        try:
+            return self._run(job)
+        except ProgramTooLarge as e:   # nothing ran: what was written is removed, the container goes on
+            report = {"clean": True, "cleanup_s": 0.0, "memory_pressure": False}
+            result = {"status": "failed", "reason": "file_size_limit", "detail": clean_text(str(e)), "wall_s": 0.0,
+                      "cpu_s": None, "test_cpu_s": None, "peak_memory_kb": None, "exit_code": None, "signal": None,
+                      "stdout_tail": "", "stderr_tail": "", "stdout_bytes": 0, "stderr_bytes": 0,
+                      "verdict_channel": "in_process" if job.get("build") else job.get("channel", "proxy"),
+                      "channel_detail": {"not_run": "the program does not fit in the job's space"}}
+            return self._finish(result, report, os.path.join(WORK_ROOT, f"j{self.count}"))
+
+    def _run(self, job):
         channel = job.get("channel", "proxy")
         if channel not in CHANNELS:
             raise ValueError(f"unknown channel {channel!r}")
@@ -527,9 +574,13 @@ _RUNTIME_OOM_SIGNS = (b"java.lang.OutOfMemoryError", b"JavaScript heap out of me
                       b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc")
 
 
+SYNTAX_ERROR_MARK = "syntax_error"
+
+
 def _marked(data: bytes, nonce: str):
-    """What the completion marker says: False (not written), True (the tests ended), or the text after
-    `:no_tests:` (the tests ended, but fewer of them ran than the file has: "ran/total")."""
+    """What the completion marker says: False (not written), True (the tests ended), the text after
+    `:no_tests:` (the tests ended, but fewer of them ran than the file has: "ran/total"), or
+    SYNTAX_ERROR_MARK (`:syntax_error`: passk's preload found that the program does not parse)."""
     at = data.find(nonce.encode())
     if at < 0:
         return False
@@ -537,10 +588,12 @@ def _marked(data: bytes, nonce: str):
     if rest.startswith(b":no_tests:"):
         ran = rest[len(b":no_tests:"):][:24]
         return "".join(chr(c) for c in ran if 48 <= c <= 57 or c == 47) or "?"
+    if rest.startswith(b":syntax_error"):
+        return SYNTAX_ERROR_MARK
     return True
 
 
-def _native_label(report, limits, step, last, marked, index_of_step=1, language=None):
+def _native_label(report, limits, step, last, marked, language=None):
     """(status, reason, detail) of one step of a compiled or interpreted program: limits first, then how it
     ended; a compile step that fails is the candidate's compile error; the last step passes only with the
     completion marker."""
@@ -566,7 +619,8 @@ def _native_label(report, limits, step, last, marked, index_of_step=1, language=
         if sig is None and code == 0:
             return "passed", "compiled", ""
         if sig == "SIGXFSZ":
-            return "failed", "compile_error", f"{step}: wrote a file larger than the limit"
+            return "failed", "compile_error", f"{step}: wrote a file larger than the limit" + \
+                (f": {lines[-1]}" if lines else "")
         why = f"killed by {sig}" if sig else f"exit code {code}"
         errors = [line for line in lines if "error" in line.lower()] or lines
         return "failed", "compile_error", f"{step} failed ({why})" + (": " + " | ".join(errors[:3]) if errors else "")
@@ -579,20 +633,27 @@ def _native_label(report, limits, step, last, marked, index_of_step=1, language=
         assertion = code == 1 and b"--- FAIL" in tail
     if any(sign in tail for sign in _RUNTIME_OOM_SIGNS) and (code or sig):
         # the runtime's own heap limit (the JVM's default is a quarter of the container's memory; V8's
-        # its own), or an allocation that failed: the program ran out of memory
+        # its own), or an allocation that failed. The text alone is the program's to print: it is the
+        # memory limit's only when the program held at least half of its limit; otherwise (an allocation
+        # too large for any machine, or the words printed) it is the program's own error.
         oom = [line for line in lines if any(sign.decode() in line for sign in _RUNTIME_OOM_SIGNS)]
-        return "failed", "memory_limit", "the runtime ran out of memory: " + (oom or lines or [""])[-1]
+        peak = max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)
+        if peak * 2 >= (limits.get("job_memory_kb") or 0):
+            return "failed", "memory_limit", "the runtime ran out of memory: " + (oom or lines or [""])[-1]
+        return "failed", "runtime_error", (f"exit code {code}" if sig is None else f"killed by {sig}") + \
+            f": an allocation failed at {peak // 1024} MB, under half the limit: " + (oom or lines or [""])[-1]
     if sig is not None:
         if sig == "SIGABRT" and assertion:
             return "failed", "assertion", "a test's assertion failed" + (f": {lines[-1]}" if lines else "")
         return "failed", f"signal:{sig}", f"killed by {sig}" + (f": {lines[-1]}" if lines else "")
-    if code != 0 and index_of_step == 0 and b"SyntaxError" in report["stderr_tail"]:
-        # a language without a compile step (JavaScript) reports its syntax errors when it runs
+    if code != 0 and marked == SYNTAX_ERROR_MARK:
+        # a language without a compile step (JavaScript) reports its syntax errors when it runs; passk's
+        # preload, which parses the program before it runs, says so (never the program's own text)
         return "failed", "syntax_error", "the program does not parse" + (f": {lines[-1]}" if lines else "")
     if code != 0:
         return ("failed", "assertion" if assertion else "runtime_error",
                 f"exit code {code}" + (": " + " | ".join(lines[-2:]) if lines else ""))
-    if not marked:
+    if not marked or marked == SYNTAX_ERROR_MARK:
         return "failed", "exited_early", "exited with code 0 before the tests finished (no completion marker)"
     if marked is not True:
         return "failed", "no_tests", f"the tests passed, but {marked} of the file's tests ran"
