@@ -7,15 +7,21 @@ in_process verdict channel: a pass needs exit code 0 *and* a completion marker t
 tests writes (the job's nonce, on fd 3, a pipe only the supervisor reads). To that end the tests are
 wrapped, never the candidate's code:
 
-    cpp         the tests' `main` is renamed (and given the `return 0;` only main may go without) and called
-                from a `main` of passk's that writes the marker when it returns
+    cpp         the tests' `main` is renamed `passk_tests_<nonce>` (and given the `return 0;` only main may
+                go without) and called from a `main` of passk's that writes the marker when it returns
     rust        the tests' `fn main()` is renamed; passk's `fn main()` calls it, then writes the marker
     java        a class of passk's calls the tests' class's `main` (MultiPL-E's `Problem`), then writes
                 the marker; the JVM runs that class
     go          a second file of the tests' package has a TestMain that writes the marker when every
-                test passed
+                test passed and every test of the file ran
     javascript  a statement after the tests (they run synchronously at top level)
     typescript
+
+and the tests' own checks are kept out of the candidate's reach where the language allows: C++'s `assert`
+is the standard one again before the tests, Rust's assertion macros are called by their path in std, Java's
+asserts become explicit throws, node's `assert` comes from passk's preload (box/node_guard.js) under a
+nonce-named global, Go's tests are counted under nonce-named wrappers. C++'s macros still apply to the
+tests (they share its translation unit): the README's security model lists it.
 
 So an early exit(0) / process.exit(0) / std::process::exit(0) / System.exit(0) / os.Exit(0) is
 `failed exited_early`. A candidate that deliberately reads the nonce out of its own program can forge

@@ -224,6 +224,9 @@ ATTACKS = [
     Attack("slow calls hoping passk's transport credit pays for them", "    import time\n    time.sleep(0.25)\n"
            "    return a + b\n", "timed_out", "wall_time_limit",
            test="def check(candidate):\n    for i in range(20):\n        assert candidate(i, 1) == i + 1\n"),
+    # issue 24: writing the program into the job's /tmp (64 MB) failed inside the supervisor: error infrastructure
+    Attack("a program larger than the job's /tmp (70 MB of comment)", WRONG + "# " + "y" * (70 << 20) + "\n",
+           "failed", "file_size_limit", 5.0),
 ]
 
 # Run after an attack in the same container: a correct candidate that also checks nothing was left.

@@ -57,6 +57,12 @@ CASES = [
      Problem("ut2", "", "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n"
              "        self.assertEqual(task_func(2), 5)\n", "task_func", channel="in_process", runner="unittest"),
      "def task_func(x):\n    return x * 2\n", ("failed", "assertion", "in_process")),
+    # regression (issue 24, item 7): the reason came from the traceback's last line, which the message writes
+    ("in_process, unittest: the reason is the exception's class, not its message's last line",
+     Problem("ut3", "", "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n"
+             "        self.assertEqual(task_func(2), 5)\n", "task_func", channel="in_process", runner="unittest"),
+     "def task_func(x):\n    raise ValueError('no\\nKeyboardInterrupt: chosen')\n",
+     ("failed", "exception:ValueError", "in_process")),
     ("io, every test passes", Problem("io", "", "", None, channel="io", tests=SUM_IO),
      "a, b = map(int, input().split())\nprint(a + b)\n", ("passed", "tests_completed", "io")),
     ("io: a main guard runs, as in Python", Problem("io2", "", "", None, channel="io", tests=SUM_IO, compare="livecodebench"),

@@ -386,26 +386,24 @@ def _test_line(e, files=("test.py", "program.py")) -> str:
 
 
 def _run_unittests(namespace) -> dict:
-    import io
+    """The unittest rule: every TestCase class the test code defines, run; a pass is no failure and no
+    error. The reason's exception comes from the exception object, never from a traceback's text."""
     import unittest
     cases = [v for v in list(namespace.values())
              if isinstance(v, type) and issubclass(v, unittest.TestCase) and v is not unittest.TestCase]
     suite = unittest.TestSuite(unittest.defaultTestLoader.loadTestsFromTestCase(c) for c in cases)
-    stream = io.StringIO()
-    result = unittest.TextTestRunner(stream=stream, verbosity=0).run(suite)
+    result = _unittest_result()
+    suite.run(result)
     if result.testsRun == 0:
         return {"status": "failed", "reason": "no_tests", "detail": "the test code defines no test that ran"}
     if result.wasSuccessful():
         return {"status": "passed", "reason": "tests_completed", "detail": f"{result.testsRun} tests ran"}
     summary = f"{len(result.failures)} failed, {len(result.errors)} errors of {result.testsRun}"
     if result.failures:
-        case, trace = result.failures[0]
-        return {"status": "failed", "reason": "assertion", "detail": f"{summary}; first: {case.id()}: {trace[-500:]}"}
-    case, trace = result.errors[0]
-    last = trace.strip().splitlines()[-1] if trace.strip() else "Exception"
-    kind, _, msg = last.partition(":")
-    return {"status": "failed", "reason": "exception", "exception": {"type": kind.strip().split(".")[-1], "msg": msg.strip()},
-            "where": f"{summary}; first: {case.id()}"}
+        case, exc = result.first_fail
+        return {"status": "failed", "reason": "assertion", "detail": f"{summary}; first: {case.id()}: {safe_str(exc)[-500:]}"}
+    case, exc = result.first_exc
+    return {"status": "failed", "reason": "exception", "exception": _exc_data(exc), "where": f"{summary}; first: {case.id()}"}
 
 
 class _Discard:
@@ -469,7 +467,7 @@ def run_bigcodebench(source, test) -> dict:
         cases = module.__dict__.get("TestCases")
         if not (isinstance(cases, type) and issubclass(cases, unittest.TestCase)):
             return {"status": "failed", "reason": "no_tests", "detail": "the module defines no TestCases class"}
-        result = _bigcodebench_result()
+        result = _unittest_result()
         unittest.TestLoader().loadTestsFromTestCase(cases).run(result)
     except BaseException as e:
         return _raised(e, stage, ("__test__.py",), lambda e: f"{type(e).__name__}: {safe_str(e.msg)} (line {e.lineno})")
@@ -488,7 +486,7 @@ def run_bigcodebench(source, test) -> dict:
             "where": f"{summary}; first: {case.id()}"}
 
 
-def _bigcodebench_result():
+def _unittest_result():
     """unittest's result, keeping the first failure's and error's exception (the report's reason comes
     from the exception object, never from parsing text a candidate can write)."""
     import unittest

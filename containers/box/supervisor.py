@@ -23,19 +23,26 @@ from .text import clean_text
 from .watch import Watcher
 
 
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)   # a write the job's space (or file size limit) refused
+
+
 class ProgramTooLarge(Exception):
     """The candidate's program (or a file of it) does not fit in the job's space: the candidate's failure."""
 
+    def __init__(self, size, why):
+        super().__init__(f"the program ({size} characters) does not fit in the job's space: {why}")
+        self.why = why
 
-def _write_file(path, text, uid, mode=0o600):
+
+def _write_file(path, data, uid, mode=0o600):
+    """A file of the candidate's (text or bytes); ProgramTooLarge when the job's space cannot hold it."""
     try:
-        with open(path, "w", encoding="utf-8", errors="surrogatepass") as f:
-            f.write(text)
+        with open(path, "wb") as f:
+            f.write(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
     except OSError as e:
-        if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        if e.errno not in NO_SPACE:
             raise
-        raise ProgramTooLarge(f"the program ({len(text)} characters) does not fit in the job's space: "
-                              f"{os.strerror(e.errno)}") from None
+        raise ProgramTooLarge(len(data), os.strerror(e.errno)) from None
     os.chown(path, uid, uid)
     os.chmod(path, mode)
 
@@ -68,17 +75,11 @@ def _write_emitted(p_dir, reply, file_size_bytes=None):
             where = os.path.join(where, part)
             if not os.path.isdir(where):
                 _private_dir(where, CANDIDATE_UID)
-        path = os.path.join(where, parts[-1])
         try:
-            with open(path, "wb") as f:
-                f.write(data)
-        except OSError as e:
-            if e.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
-                raise
+            _write_file(os.path.join(where, parts[-1]), data, CANDIDATE_UID)
+        except ProgramTooLarge as e:
             raise EmittedTooLarge(f"the compiler's output ({sum(len(d) for _, d in out)} bytes) does not fit "
-                                  f"in the job's space: {os.strerror(e.errno)}") from None
-        os.chown(path, CANDIDATE_UID, CANDIDATE_UID)
-        os.chmod(path, 0o600)
+                                  f"in the job's space: {e.why}") from None
 
 
 def _private_dir(path, uid):
