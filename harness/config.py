@@ -54,11 +54,11 @@ class Limits:
         # and is then failed with memory_limit.
         return 2 * int(self.memory_mb) + TEST_TRANSPORT_MB + 128 + int(self.tmpfs_mb)
 
-    @property
-    def native_container_memory_mb(self) -> int:
+    def native_container_memory_mb(self, server_keep_mb: int = 0) -> int:
         # A program in another language has no test process: the compile step or the program (the larger
-        # of the two limits; each is watched against its own), the supervisor's processes and /tmp.
-        return max(int(self.memory_mb), int(self.compile_memory_mb)) + 128 + int(self.tmpfs_mb)
+        # of the two limits; each is watched against its own) beside what a compile server may keep
+        # between jobs, the supervisor's processes and /tmp.
+        return max(int(self.memory_mb) + int(server_keep_mb), int(self.compile_memory_mb)) + 128 + int(self.tmpfs_mb)
 
     def for_supervisor(self) -> dict:
         return {"timeout_s": float(self.timeout_s), "cpu_time_s": self.effective_cpu_time_s,

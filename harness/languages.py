@@ -58,18 +58,15 @@ class Language:
     server_bytes: bool = False   # it takes the program's bytes (base64), not its text
     # What the server may hold between jobs (its resident memory after a compile); a compile that leaves it
     # holding more ends it, and the next job starts another. The container has room for it beside the
-    # program's own limit (harness/sandbox/docker.py).
+    # program's own limit (Limits.native_container_memory_mb). Set above what tsc's and javac's servers
+    # hold after compiling each of MultiPL-E's HumanEval programs in turn (scripts/server_memory.py
+    # measures it: at most 262 MB for tsc's, 144 MB for javac's).
     server_keep_mb: int = 0
     # A precompiled header, used unless a run config changes the command: (the header a program must
     # include among its leading #include lines, the compile arguments that pre-include its precompiled
     # form). See box/build.py: applied only where it cannot change what the program means.
     pch: tuple | None = None
 
-
-# What a compile server may hold between jobs (see Language.server_keep_mb): above what tsc's and javac's
-# servers hold after compiling each of MultiPL-E's HumanEval programs in turn (scripts/server_memory.py
-# measures it: at most 262 MB for tsc's, 144 MB for javac's).
-SERVER_KEEP_MB = {"typescript": 320, "java": 192}
 
 # What node gets besides MultiPL-E's command: passk's preload, which keeps the tests' `assert` out of the
 # candidate's reach (containers/box/node_guard.js).
@@ -100,12 +97,12 @@ LANGUAGES = {lang.name: lang for lang in (
                      "-XX:MaxHeapFreeRatio=20", "-cp", "/opt/passk/javac",
                      "PasskJavac", "{workdir}"),
              server_args=("-classpath", "/usr/share/java/javatuples.jar"), server_bytes=True,
-             server_keep_mb=SERVER_KEEP_MB["java"]),
+             server_keep_mb=192),
     Language("javascript", ("js", "javascript", "node"), ".js", "main.js", None, ("node", "main.js"), env=NODE_ENV),
     Language("typescript", ("ts", "typescript"), ".ts", "main.ts",
              ("tsc", "--target", "esnext", "main.ts"), ("node", "main.js"), env=NODE_ENV,
              server=("node", "--max-old-space-size={memory_mb}", "/opt/passk/tsc_server.js"),
-             server_keep_mb=SERVER_KEEP_MB["typescript"]),
+             server_keep_mb=320),
 )}
 
 _BY_NAME = {alias: lang for lang in LANGUAGES.values() for alias in (lang.name, *lang.names)}

@@ -1,7 +1,8 @@
 """What a compile server holds between jobs: each of a MultiPL-E problem file's programs (prompt + tests,
 glued as passk glues them) goes to the language's compile server in its image, one after another as
 in a warm container, and the server's resident memory is read after each compile. Prints the figures
-that harness/languages.py's SERVER_KEEP_MB (what a server may hold before it is replaced) is set above.
+that each language's `server_keep_mb` (harness/languages.py: what a server may hold before it is
+replaced) is set above.
 
     python3 scripts/server_memory.py [--languages typescript,java] [--limit 0]
 """
@@ -77,13 +78,13 @@ def main() -> int:
     ap.add_argument("--limit", type=int, default=0, help="the first N problems only (0: all)")
     args = ap.parse_args()
     print("| server | programs | started (MB) | after warm-up | median after a compile | max after a compile | "
-          "may keep (SERVER_KEEP_MB) |")
+          "may keep (server_keep_mb) |")
     print("|---|---|---|---|---|---|---|")
     for language in args.languages.split(","):
         kb = measure(language, args.limit)
         after = kb[2:]
         print(f"| {language} | {len(after)} | {kb[0] / 1024:.0f} | {kb[1] / 1024:.0f} | "
-              f"{statistics.median(after) / 1024:.0f} | {max(after) / 1024:.0f} | {languages.SERVER_KEEP_MB[language]} |")
+              f"{statistics.median(after) / 1024:.0f} | {max(after) / 1024:.0f} | {languages.LANGUAGES[language].server_keep_mb} |")
     return 0
 
 

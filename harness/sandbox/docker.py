@@ -113,10 +113,8 @@ def sandbox_memory_mb(limits: Limits, settings: SandboxSettings) -> int:
     if not is_native(settings):
         return limits.container_memory_mb
     from ..languages import LANGUAGES, uses_server
-    if uses_server(settings.language, settings.commands):
-        keep = LANGUAGES[settings.language].server_keep_mb
-        return max(int(limits.memory_mb) + keep, int(limits.compile_memory_mb)) + 128 + int(limits.tmpfs_mb)
-    return limits.native_container_memory_mb
+    server = uses_server(settings.language, settings.commands)
+    return limits.native_container_memory_mb(LANGUAGES[settings.language].server_keep_mb if server else 0)
 
 
 def container_memory(limits: Limits, settings: SandboxSettings) -> int:
