@@ -80,6 +80,11 @@ def test_the_demo_set_gets_its_exact_labels_and_rows_record_the_toolchain(tmp_pa
         got = row["status"] if row["status"] == "passed" else f"{row['status']} {row['reason']}"
         assert got == want, (row["task_id"], row["sample_index"], row["detail"])
         assert row["verdict_channel"] == "in_process" and row["channel_detail"]["language"] == language
+        detail = row["channel_detail"]   # each step's CPU: what an audit (and scripts/bench.py) splits by phase
+        if "compile_s" in detail:
+            assert detail["compile_cpu_s"] > 0, detail
+        if "run_s" in detail:
+            assert isinstance(detail["run_cpu_s"], (int, float)) and detail["run_cpu_s"] >= 0, detail
         limits = row["limits"]
         assert limits["language"] == language and limits["toolchain"] and "cgroup" in limits["memory_enforced"]
         assert limits["compile_timeout_s"] == 30.0 and limits["compile_memory_mb"] == 1024

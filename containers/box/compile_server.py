@@ -40,6 +40,17 @@ def resident_kb(pid):
     return None
 
 
+def cpu_s(pid):
+    """A process's CPU time so far (user + system, its own and its reaped children's), in seconds; None
+    when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class CompileServer:
     """`keep_kb`: what the server may hold between jobs. A compile that leaves it holding more (a huge
     program's syntax tree, a heap the runtime does not give back) ends it, and the next job starts
@@ -51,6 +62,7 @@ class CompileServer:
         self.warm_up = warm_up
         self.keep_kb = keep_kb
         self.replaced = 0
+        self.last_cpu_s = None   # what the last compile cost the server, in CPU seconds
 
     def _spawn(self):
         # "{workdir}" in its argv: a directory of its own, which no candidate can read, for a compiler that
@@ -140,11 +152,16 @@ class CompileServer:
         """The server's reply to one request. TimeoutError (the server is killed) or ServerGone."""
         if self.pid is None:
             self._spawn()
+        before = cpu_s(self.pid)
+        self.last_cpu_s = None
         try:
             reply = self._ask(request, time.monotonic() + timeout_s)
         except (TimeoutError, ServerGone):
             self.stop()
             raise
+        after = cpu_s(self.pid)
+        if before is not None and after is not None:
+            self.last_cpu_s = round(after - before, 6)
         held = resident_kb(self.pid)
         if self.keep_kb is not None and (held is None or held > self.keep_kb):
             self.stop()

@@ -275,6 +275,7 @@ class Supervisor:
                 report = self._compile_by_server(step["server"], build["source"], source, p_dir, limits)
                 name = step.get("step", f"step{index}")
                 detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
+                detail[f"{name}_cpu_s"] = report["cpu_s"]
                 detail["compiled_by"] = "server"
                 status, reason, text = _native_label(report, limits, name, False, False, build.get("language"))
                 if status != "passed":
@@ -310,6 +311,7 @@ class Supervisor:
                 os.close(mark_r)
             name = step.get("step", f"step{index}")
             detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
+            detail[f"{name}_cpu_s"] = report["cpu_s"]
             detail[f"{name}_memory_kb"] = max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0)
             last = index == len(steps) - 1
             status, reason, text = _native_label(report, limits, name, last, _marked(marked, nonce),
@@ -364,8 +366,8 @@ class Supervisor:
         oom = died is not None and (b"heap out of memory" in died.tail or b"OutOfMemoryError" in died.tail)
         return {"start": start, "end": end, "timed_out": timed_out, "output_exceeded": False,
                 "memory_exceeded": oom, "memory_pressure": False, "exit_code": code, "signal": signal_name,
-                "cpu_s": None, "peak_memory_kb": None, "job_memory_peak_kb": None,
-                "stdout_bytes": len(output), "stderr_bytes": 0, "stdout_tail": output[-2048:], "stderr_tail": b"",
+                "cpu_s": None if died is not None or timed_out else srv.last_cpu_s,
+                "peak_memory_kb": None, "job_memory_peak_kb": None, "stdout_bytes": len(output), "stderr_bytes": 0, "stdout_tail": output[-2048:], "stderr_tail": b"",
                 "clean": True, "cleanup_s": 0.0}
 
     def _new_jobdir(self):
