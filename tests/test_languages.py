@@ -533,3 +533,28 @@ def test_the_tests_checks_are_ones_the_candidates_code_cannot_reach():
     assert js.startswith(f"const assert = (typeof {name} === 'undefined' ? require('node:assert') : {name});")
     ts, _ = languages.glue("typescript", "t", "", "declare var require: any;\nconst assert = require(\"assert\");\n")
     assert ts.startswith(f"declare var {name}: any;\n") and f": {name});" in ts
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_node_starts_from_its_snapshot_and_the_program_sees_what_plain_node_shows(tmp_path, language):
+    """The run step starts node from the image's start-up snapshot (issue 25): the program is still the main
+    module under its own name, node's preload still ran first, and each run draws its own random numbers
+    (a snapshot that froze Math.random's state would give every candidate the same ones)."""
+    body = ("  if (require.main !== module || !process.argv[1].endsWith('main.js')) throw new Error('not its own view');\n"
+            "  if (!process.execArgv.includes('--snapshot-blob')) throw new Error('not from the snapshot');\n"
+            "  if (!Object.getOwnPropertyNames(globalThis).some(n => n.startsWith('passk$assert$'))) "
+            "throw new Error('no preload');\n"
+            "  console.log('random ' + Math.random());\n  return a + b;\n}\n")
+    if language == "typescript":
+        code = "declare var require: any;\ndeclare var module: any;\ndeclare var process: any;\n" + _TS_ADD + body
+    else:
+        code = "function add(a, b) {\n" + body
+    prompt_free = [{"name": "demo_add", "solution": code}] * 2
+    outcome = evaluate(_config(tmp_path, language, write_jsonl(tmp_path / "s.jsonl", prompt_free), workers=1),
+                       progress=False)
+    rows = _rows(outcome.out_dir)
+    assert [(r["status"], r["reason"]) for r in rows] == [("passed", "tests_completed")] * 2, [r["detail"] for r in rows]
+    assert rows[0]["limits"]["commands"]["run"][:3] == ["node", "--snapshot-blob", "/opt/passk/node-startup.blob"]
+    draws = {r["stdout_tail"].strip() for r in rows}
+    assert len(draws) == 2 and all(d.startswith("random 0.") for d in draws), draws
