@@ -121,7 +121,8 @@ class Pool:
             out.update(test=test, language=p.language,
                        build={"language": p.language, "source": lang.source, "files": files, "env": lang.env,
                               "steps": languages.steps(p.language, self.backend.compile_limits(job.limits or self.base),
-                                                       out["limits"], self.settings.commands)})
+                                                       out["limits"], self.settings.commands,
+                                                       (job.limits or self.base).cpus)})
         elif p.runner == "evalplus":
             if job.differential is None:
                 raise HarnessError(f"{p.task_id}: an EvalPlus task's job needs its ground truth (groundtruth.py)")
