@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -28,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from bench import busy_cpu_s  # noqa: E402
 import language_passing  # noqa: E402
 import language_samples  # noqa: E402
 import multiple_peer  # noqa: E402
@@ -53,12 +53,6 @@ def same(passk: str, peer: str) -> bool:
     if passk == "failed exited_early":
         passk = "failed"
     return passk == peer
-
-
-def _busy_cpu_s() -> float:
-    """CPU seconds the whole machine has been busy since boot (every core; /proc/stat)."""
-    ticks = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    return (ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]) / os.sysconf("SC_CLK_TCK")
 
 
 def _split(rows, compile_key, run_key, busy_s, candidates) -> dict:
@@ -97,18 +91,18 @@ def run_language(language: str, tmp: Path, timeout: float, workers: int, mix: st
     kinds = [json.loads(line)["kind"] for line in samples.read_text().splitlines()]
     out = tmp / f"passk-{samples.stem}"
     shutil.rmtree(out, ignore_errors=True)
-    busy, start = _busy_cpu_s(), time.monotonic()
+    busy, start = busy_cpu_s()[0], time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems), "--samples",
                            str(samples), "--out", str(out), "--timeout-s", str(timeout), "--workers", str(workers),
                            "--no-progress", "--k", "1"], capture_output=True, text=True, cwd=ROOT)
-    passk_s, passk_busy = time.monotonic() - start, _busy_cpu_s() - busy
+    passk_s, passk_busy = time.monotonic() - start, busy_cpu_s()[0] - busy
     if proc.returncode != 0:
         raise SystemExit(f"passk failed on {language}: {proc.stderr[-2000:]}")
     peer_out = tmp / f"peer-{samples.stem}.jsonl"
-    busy, start = _busy_cpu_s(), time.monotonic()
+    busy, start = busy_cpu_s()[0], time.monotonic()
     peer = multiple_peer.main([language, str(problems), str(samples), str(peer_out), "--workers", str(workers),
                                "--timeout", str(timeout)])
-    peer_s, peer_busy = time.monotonic() - start, _busy_cpu_s() - busy
+    peer_s, peer_busy = time.monotonic() - start, busy_cpu_s()[0] - busy
     rows = {(r["task_id"], r["sample_index"]): r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
     theirs = {(r["name"], r["sample_index"]): r for r in map(json.loads, peer_out.read_text().splitlines())}
     order, counts = [], collections.Counter()

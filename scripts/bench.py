@@ -215,12 +215,12 @@ def cpu_line(name, mode, w, runs) -> str:
 
 
 def machine_facts() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), "?")
-    mem = int(Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024
+    from harness.manifest import host_facts
+    host = host_facts()
     docker = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True,
                             text=True).stdout.strip()
-    return (f"{os.cpu_count()} cores ({cpu}), {mem:.0f} GiB, kernel {os.uname().release}, Docker {docker}")
+    return (f"{host['cpu_count']} cores ({host['cpu_model']}), {host['memory_mb'] / 1024:.0f} GiB, "
+            f"kernel {os.uname().release}, Docker {docker}")
 
 
 def _cpu_cell(split) -> str:

@@ -140,11 +140,8 @@ def main(out: Path) -> None:
                                  "kind": "wrong"})
         programs = [p["name"] + r["completion"] for p in problems for r in rows if r["name"] == p["name"]]
         assert len(set(programs)) == len(programs), "a program repeated"   # MultiPL-E would run it once
-        (out / f"{language}-passing.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        kinds = {}
-        for r in rows:
-            kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-        print(f"{language}: {len(rows)} candidates for {len(problems) - skipped} of {len(problems)} problems {kinds}")
+        language_samples.write_set(out / f"{language}-passing.jsonl", language, rows,
+                                   f"{len(problems) - skipped} of {len(problems)} problems")
 
 
 if __name__ == "__main__":

@@ -110,6 +110,15 @@ def completion(language: str, body: str) -> str:
     return ind + body + "\n" + CLOSE[language]
 
 
+def write_set(path: Path, language: str, rows: list, of: str) -> None:
+    """A mix's candidates for one language as JSON Lines, and a line saying how many of each kind."""
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    kinds = {}
+    for r in rows:
+        kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
+    print(f"{language}: {len(rows)} candidates for {of} {kinds}")
+
+
 def main(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     for language, name in FILES.items():
@@ -133,11 +142,7 @@ def main(out: Path) -> None:
                 wrong = next((body.replace(a, b, 1) for a, b in WRONG if a in body), None)
                 if wrong and wrong != body:
                     rows.append({"name": p["name"], "completion": completion(language, wrong), "kind": "wrong"})
-        (out / f"{language}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-        kinds = {}
-        for r in rows:
-            kinds[r["kind"]] = kinds.get(r["kind"], 0) + 1
-        print(f"{language}: {len(rows)} candidates for {len(problems)} problems {kinds}")
+        write_set(out / f"{language}.jsonl", language, rows, f"{len(problems)} problems")
 
 
 if __name__ == "__main__":
