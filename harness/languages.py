@@ -75,12 +75,13 @@ NODE_ENV = {"NODE_OPTIONS": "--require=/opt/passk/box/node_guard.js"}
 # node FILE, started from the image's snapshot of node's bootstrapped state (containers/languages/
 # javascript/Dockerfile): Debian's node has none of its own and bootstraps from scratch every time.
 NODE_RUN = ("node", "--snapshot-blob", "/opt/passk/node-startup.blob", "main.js")
+NODE_NOTES = ("MultiPL-E runs `node FILE`; passk starts node from a snapshot of its bootstrapped state "
+              "(--snapshot-blob; the program sees the same but for process.execArgv)")
 
 # MultiPL-E's evaluator (evaluation/src/eval_*.py): g++ FILE -o BIN -std=c++17; rustc FILE -o BIN (the
-# default edition; passk leaves the standard library's debug information out of the binary); go test FILE
-# (passk: go test -c, linked with go test's own -s -w, then the binary); node FILE (passk: from a start-up
-# snapshot); javac -encoding UTF8 -d DIR FILE then java -ea -cp DIR:javatuples Problem;
-# node FILE; tsc --target esnext FILE then node FILE.js.
+# default edition); go test FILE; javac -encoding UTF8 -d DIR FILE then java -ea -cp DIR:javatuples Problem;
+# node FILE; tsc --target esnext FILE then node FILE.js. What passk's commands add to them, none of which
+# changes the program: each Language's notes.
 LANGUAGES = {lang.name: lang for lang in (
     Language("cpp", ("cpp", "c++", "cxx"), ".cpp", "main.cpp",
              ("g++", "main.cpp", "-o", "main", "-std=c++17"), ("./main",),
@@ -109,9 +110,10 @@ LANGUAGES = {lang.name: lang for lang in (
                      "PasskJavac", "{workdir}"),
              server_args=("-classpath", "/usr/share/java/javatuples.jar"), server_bytes=True,
              server_keep_mb=192),
-    Language("javascript", ("js", "javascript", "node"), ".js", "main.js", None, NODE_RUN, env=NODE_ENV),
+    Language("javascript", ("js", "javascript", "node"), ".js", "main.js", None, NODE_RUN, env=NODE_ENV,
+             notes=NODE_NOTES),
     Language("typescript", ("ts", "typescript"), ".ts", "main.ts",
-             ("tsc", "--target", "esnext", "main.ts"), NODE_RUN, env=NODE_ENV,
+             ("tsc", "--target", "esnext", "main.ts"), NODE_RUN, env=NODE_ENV, notes=NODE_NOTES,
              server=("node", "--max-old-space-size={memory_mb}", "/opt/passk/tsc_server.js"),
              server_keep_mb=320),
 )}

@@ -62,7 +62,7 @@ class CompileServer:
         self.warm_up = warm_up
         self.keep_kb = keep_kb
         self.replaced = 0
-        self.last_cpu_s = None   # what the last compile cost the server, in CPU seconds
+        self.last_cpu_s = None   # what the last compile cost the server, in CPU seconds (None: it failed)
 
     def _spawn(self):
         # "{workdir}" in its argv: a directory of its own, which no candidate can read, for a compiler that

@@ -366,8 +366,8 @@ class Supervisor:
         oom = died is not None and (b"heap out of memory" in died.tail or b"OutOfMemoryError" in died.tail)
         return {"start": start, "end": end, "timed_out": timed_out, "output_exceeded": False,
                 "memory_exceeded": oom, "memory_pressure": False, "exit_code": code, "signal": signal_name,
-                "cpu_s": None if died is not None or timed_out else srv.last_cpu_s,
-                "peak_memory_kb": None, "job_memory_peak_kb": None, "stdout_bytes": len(output), "stderr_bytes": 0, "stdout_tail": output[-2048:], "stderr_tail": b"",
+                "cpu_s": srv.last_cpu_s, "peak_memory_kb": None, "job_memory_peak_kb": None,
+                "stdout_bytes": len(output), "stderr_bytes": 0, "stdout_tail": output[-2048:], "stderr_tail": b"",
                 "clean": True, "cleanup_s": 0.0}
 
     def _new_jobdir(self):
