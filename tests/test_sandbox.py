@@ -32,6 +32,17 @@ def test_infinite_loop_times_out_within_timeout_plus_one_second(run_job):
     assert 1.0 <= r["wall_s"] < 2.0
 
 
+
+def test_many_cheap_calls_are_charged_their_own_time_not_the_transport(run_job):
+    """Regression: the transport credit was the tests' elapsed encoding time plus a fixed 40 µs a call,
+    which missed the system calls and framing; under gVisor (about 0.8 ms a call here) it paid 16% of
+    3,000 calls' 4 s and an honest program timed out on a 2 s limit. The credit is now the CPU the test
+    side's transport takes (x2 for the candidate's mirror image of it)."""
+    test = "def check(candidate):\n    for i in range(3000):\n        assert candidate(i, 1) == i + 1\n"
+    r = run_job(body("    return a + b\n"), test=test, timeout_s=2.0)
+    assert (r["status"], r["reason"]) == ("passed", "tests_completed"), r["detail"]
+    assert r["channel_detail"]["transport_s"] > 0
+
 def test_a_timed_out_job_is_over_soon_after_its_limit(run_job, docker_backend):
     """Once the candidate is killed the tests see its channel close and answer at once. (The supervisor
     once kept its own copy of the candidate's end of the channel: every timed-out job then waited out

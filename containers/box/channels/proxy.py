@@ -125,29 +125,68 @@ def _rebuild_exception(exc, name, msg, ns):
 
 class TransportClock:
     """What passk's own transport costs, so that the wall-clock limit charges only the candidate's and
-    the tests' own work. The test side measures its own share of every exchange (encoding and decoding
-    values, JSON, never the time spent waiting for the candidate) and counts the candidate's share as
-    equal (it does the mirror image of the same work), plus ROUND_TRIP per exchange and PER_BYTE for
-    moving each byte. Nothing the candidate reports is used, so it cannot buy itself time; the credit is
-    sent to the supervisor as it grows (at least every CREDIT_STEP), which moves the deadline."""
+    the tests' own work. Nothing the candidate reports is used, so it cannot buy itself time; the
+    credit is sent to the supervisor as it grows (at least every CREDIT_STEP), which moves the deadline.
+
+    The proxy's calls (`window`): the test side measures the CPU its own share takes (encoding and
+    decoding values, JSON, the system calls that move the bytes; blocked while the candidate works, it
+    takes none, and a candidate computing beside it adds none), counts the candidate's share as equal
+    (it does the mirror image of the same work), and adds up to WAKE a call for waking the other side.
+    What is credited is never more than the calls' elapsed time, summed over the job (one call that the
+    scheduler delays is paid for by those it did not). CPU, not a fixed allowance per call: system
+    calls and wake-ups cost several times more on a slow or busy machine (wake-ups of 10-70 µs on this
+    VM; 0.3 ms a system call under gVisor's ptrace platform).
+
+    The differential channel's batches (`add`): the test side's elapsed encoding and decoding, twice,
+    plus ROUND_TRIP per exchange and PER_BYTE for moving each byte (few, large exchanges)."""
 
     ROUND_TRIP = 40e-6
     PER_BYTE = 2e-9
+    WAKE = 50e-6
     CREDIT_STEP = 0.02
 
     def __init__(self):
-        self.total = self.reported = 0.0
-        self.report = None
+        self.reset(None)
 
     def reset(self, report):
         self.total = self.reported = 0.0
+        self.elapsed = self.bound = self.windows = 0.0   # the calls' elapsed time; what their CPU allows
         self.report = report
 
     def add(self, own_s, nbytes):
-        self.total += 2 * own_s + self.ROUND_TRIP + 2 * nbytes * self.PER_BYTE
+        self._credit(2 * own_s + self.ROUND_TRIP + 2 * nbytes * self.PER_BYTE)
+
+    def window(self, elapsed_s, cpu_s, nbytes):
+        """One call: `elapsed_s` from its start to its answer decoded, `cpu_s` the test side's CPU in
+        it (the test's own code in callbacks left out of both), `nbytes` moved."""
+        self.elapsed += max(elapsed_s, 0.0)
+        self.bound += 2 * max(cpu_s, 0.0) + self.WAKE + 2 * nbytes * self.PER_BYTE
+        credit = min(self.elapsed, self.bound)
+        self._credit(credit - self.windows)
+        self.windows = credit
+
+    def _credit(self, seconds):
+        self.total += seconds
         if self.report is not None and self.total - self.reported >= self.CREDIT_STEP:
             self.reported = self.total
             send_msg(self.report, {"credit": round(self.total, 6)})
+
+
+class _Call:
+    """The clock of one call into the candidate: started when the test side begins it, ended when the
+    answer is decoded; the test's own code in callbacks (`own`) is not part of it."""
+
+    __slots__ = ("w0", "c0", "nbytes")
+
+    def __init__(self):
+        self.c0, self.w0, self.nbytes = time.thread_time(), time.perf_counter(), 0
+
+    def own(self, cpu_s, elapsed_s):
+        self.c0 += cpu_s
+        self.w0 += elapsed_s
+
+    def end(self):
+        CLOCK.window(time.perf_counter() - self.w0, time.thread_time() - self.c0, self.nbytes)
 
 
 CLOCK = TransportClock()
@@ -159,7 +198,7 @@ class CandidateObjectCompared(Exception):
 
 def _call_remote(ns, what: dict, args, kwargs):
     """One call into the candidate process: `what` names it (a function, or a handle and a method)."""
-    t0 = time.perf_counter()
+    call = _Call()
     enc = Encoder(handles=ns.exports, tag="X")   # what is not data: the test's own object, called back
     try:
         with deep():
@@ -167,9 +206,7 @@ def _call_remote(ns, what: dict, args, kwargs):
                        "kwargs": {str(k): enc.enc(v) for k, v in kwargs.items()}}
     except (Unencodable, RecursionError) as e:
         raise HarnessLimit(f"test passed {safe_str(e)} to the candidate") from None
-    own = time.perf_counter() - t0
-    reply = _exchange(ns.chan, payload, ns)
-    t1 = time.perf_counter()
+    reply = _exchange(ns.chan, payload, ns, call)
     for key, stream in (("out", sys.stdout), ("err", sys.stderr)):
         text = reply.get(key)
         if type(text) is str and stream is not None:   # what the candidate printed, on the test's stream
@@ -191,7 +228,7 @@ def _call_remote(ns, what: dict, args, kwargs):
             ns.copied_back = True  # the candidate wrote into an object that outlives the job
     except (Unencodable, KeyError, IndexError, TypeError, ValueError, RecursionError) as e:
         raise ProtocolViolation(f"malformed reply: {type(e).__name__}") from None
-    CLOCK.add(own + time.perf_counter() - t1, 0)
+    call.end()
     if "exc" in reply:
         _raise_from_candidate(reply["exc"], ns)
     return result
@@ -300,26 +337,26 @@ class BoundRemote:
         return _call_remote(h._ns, {"target": h._passk_handle, "method": self.__name__}, args, kwargs)
 
 
-def _exchange(chan, payload, ns=None):
+def _exchange(chan, payload, ns=None, call=None):
     """Send a request; answer the candidate's calls back into the tests' own objects (`cb`) until its
-    reply comes."""
+    reply comes. Its time is a _Call's (the caller's, which ends it; or its own)."""
+    whole = call is None
+    call = _Call() if whole else call
     try:
-        t0 = time.perf_counter()
         data = encode_msg(payload)
-        own = time.perf_counter() - t0
         send_frame(chan, data)
         while True:
-            reply, size, parse_s = recv_measured(chan)   # waiting for the candidate is not transport
-            CLOCK.add(own + parse_s, len(data) + size)
+            reply, size, _ = recv_measured(chan)
+            call.nbytes += len(data) + size
             if not isinstance(reply, dict):
                 raise ProtocolViolation("reply is not an object")
             if "cb" not in reply or ns is None:
+                if whole:
+                    call.end()
                 return reply
-            t0 = time.perf_counter()
             answer = _serve_callback(ns, reply)
-            test_work = answer.pop("_own_s", 0.0)   # the test's own code: charged, not transport
+            call.own(answer.pop("_own_s", 0.0), answer.pop("_own_w", 0.0))   # the test's own code: charged
             data = encode_msg(answer)
-            own = time.perf_counter() - t0 - test_work
             send_frame(chan, data)
     except (EOFError, BrokenPipeError, ConnectionResetError):
         raise CandidateGone("the candidate process ended during the tests") from None
@@ -339,7 +376,7 @@ def _serve_callback(ns, req):
     except (Unencodable, TypeError, ValueError, RecursionError) as e:
         raise ProtocolViolation(f"malformed call back: {type(e).__name__}") from None
     kind = req.get("cb")
-    t0 = time.perf_counter()
+    t0, w0 = time.thread_time(), time.perf_counter()
     try:
         if kind == "call":
             result = target(*args, **kwargs)
@@ -353,11 +390,12 @@ def _serve_callback(ns, req):
         raise
     except Exception as e:   # the test's own object raised: the candidate sees it, as in Python
         return {"cb_reply": True, "exc": {"type": type(e).__name__, "msg": safe_str(e)},
-                "_own_s": time.perf_counter() - t0}
-    own = time.perf_counter() - t0     # the test's own code ran: charged, not transport
+                "_own_s": time.thread_time() - t0, "_own_w": time.perf_counter() - w0}
+    own, own_w = time.thread_time() - t0, time.perf_counter() - w0   # the test's own code: charged, not transport
     try:
         with deep():
-            return {"cb_reply": True, "ok": Encoder(handles=ns.exports, tag="X").enc(result), "_own_s": own}
+            return {"cb_reply": True, "ok": Encoder(handles=ns.exports, tag="X").enc(result), "_own_s": own,
+                    "_own_w": own_w}
     except (Unencodable, RecursionError) as e:
         return {"cb_reply": True, "exc": {"type": "TypeError", "msg": f"the tests' object returned {safe_str(e)}"}}
 
