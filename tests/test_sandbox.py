@@ -32,7 +32,6 @@ def test_infinite_loop_times_out_within_timeout_plus_one_second(run_job):
     assert 1.0 <= r["wall_s"] < 2.0
 
 
-
 def test_many_cheap_calls_are_charged_their_own_time_not_the_transport(run_job):
     """Regression: the transport credit was the tests' elapsed encoding time plus a fixed 40 µs a call,
     which missed the system calls and framing; under gVisor (about 0.8 ms a call here) it paid 16% of
@@ -42,6 +41,7 @@ def test_many_cheap_calls_are_charged_their_own_time_not_the_transport(run_job):
     r = run_job(body("    return a + b\n"), test=test, timeout_s=2.0)
     assert (r["status"], r["reason"]) == ("passed", "tests_completed"), r["detail"]
     assert r["channel_detail"]["transport_s"] > 0
+
 
 def test_a_timed_out_job_is_over_soon_after_its_limit(run_job, docker_backend):
     """Once the candidate is killed the tests see its channel close and answer at once. (The supervisor
