@@ -1,16 +1,16 @@
 """passk: run generated code in hardened containers, label every candidate, score pass@k honestly."""
 
-__version__ = "0.1.0"
-
-from .config import BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings  # noqa: E402
-from .errors import HarnessError, InputError, PasskError, SandboxUnavailableError  # noqa: E402
-from .evaluator import Evaluator  # noqa: E402
-from .problems import Problem, load_problems  # noqa: E402
-from .ray_executor import RayExecutor  # noqa: E402  (imports Ray only when one is made)
-from .results import ResultRow, read_rows  # noqa: E402
-from .runner import evaluate  # noqa: E402
-from .samples import Sample, load_samples  # noqa: E402
-from .scoring import pass_at_k, pass_at_k_exact, score_counts, score_rows  # noqa: E402
+from harness.core.version import __version__
+from harness.inputs.config import BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings
+from harness.core.errors import HarnessError, InputError, PasskError, SandboxUnavailableError
+from harness.execution.evaluator import Evaluator
+from harness.inputs.problem import Problem
+from harness.inputs.problems import load_problems
+from harness.execution.ray_executor import RayExecutor  # imports Ray only when one is made
+from harness.records.results import ResultRow, read_rows
+from harness.run.runner import evaluate
+from harness.inputs.samples import Sample, load_samples
+from harness.scoring.score import pass_at_k, pass_at_k_exact, score_counts, score_rows
 
 __all__ = [
     "BigCodeBenchSettings",

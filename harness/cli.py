@@ -10,10 +10,11 @@ import signal
 import sys
 from pathlib import Path
 
-from . import __version__
-from .config import BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings, default_base_image, parse_k_list
-from .constants import DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES, TRANSPORTS
-from .errors import InputError, PasskError
+from harness.core.version import __version__
+from harness.inputs.config import (BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings,
+                                   default_base_image, parse_k_list)
+from harness.core.constants import DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES, TRANSPORTS
+from harness.core.errors import InputError, PasskError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,7 +45,7 @@ def _scoring_args(p) -> None:
 
 
 def _scoring_options(args, exclude_errors=False):
-    from .scoring import ScoringOptions
+    from harness.inputs.config import ScoringOptions
     return ScoringOptions(ks=parse_k_list(args.k), k_policy=args.k_policy, selection=args.selection,
                           seed=args.seed, bootstrap=args.bootstrap, exclude_errors=exclude_errors)
 
@@ -239,12 +240,12 @@ def _progress(args) -> str:
 
 
 def cmd_run(args) -> int:
-    from .config import load_config
+    from harness.inputs.config import load_config
     return _run_config(load_config(args.config, args.set, {"out": args.out}), progress=_progress(args))
 
 
 def cmd_reproduce(args) -> int:
-    from .reproduce import format_reproduction, reproduce
+    from harness.run.reproduce import format_reproduction, reproduce
     _stop_cleanly_on_signals()
     result = reproduce(args.run_dir, args.out, force=args.force, progress=_progress(args), workers=args.workers)
     print(json.dumps(result, indent=2) if args.format == "json" else format_reproduction(result))
@@ -252,7 +253,7 @@ def cmd_reproduce(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from .audit import audit, format_audit
+    from harness.run.audit import audit, format_audit
     try:
         factors = tuple(float(f) for f in args.factors.split(","))
     except ValueError:
@@ -269,7 +270,7 @@ def cmd_audit(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from .samples import SampleOptions
+    from harness.inputs.samples import SampleOptions
     cfg = RunConfig(
         problems=args.problems, samples=args.samples, out=args.out, k=parse_k_list(args.k),
         problems_format=args.problems_format, channel=args.channel,
@@ -291,8 +292,8 @@ def cmd_evaluate(args) -> int:
 
 
 def _run_config(cfg, progress: bool) -> int:
-    from .report import format_summary
-    from .runner import evaluate
+    from harness.scoring.report import format_summary
+    from harness.run.runner import evaluate
 
     _stop_cleanly_on_signals()
     try:
@@ -303,21 +304,21 @@ def _run_config(cfg, progress: bool) -> int:
         return 130
     print(format_summary(outcome.score))
     if outcome.ignored:
-        from . import text
+        from harness.core import text
         shown = ", ".join(outcome.ignored[:10]) + (f" and {len(outcome.ignored) - 10} more" if len(outcome.ignored) > 10 else "")
         print(text.terminal(f"ignored in the samples directory (not samples): {len(outcome.ignored)}: {shown}", 2000))
     print(f"ran {outcome.ran} candidates, reused {outcome.reused} from an earlier run; results in {outcome.out_dir}")
     if outcome.errors_remaining:
-        from .scoring import errors_text
+        from harness.scoring.score import errors_text
         print(f"passk: {errors_text(outcome.errors_remaining, outcome.score['errors_permanent'])}", file=sys.stderr)
         return 1
     return 0
 
 
 def cmd_score(args) -> int:
-    from .report import format_score, format_summary
-    from .results import read_rows
-    from .scoring import errors_text, score_rows
+    from harness.scoring.report import format_score, format_summary
+    from harness.records.results import read_rows
+    from harness.scoring.score import errors_text, score_rows
 
     path = Path(args.results)
     run_dir = path if path.is_dir() else path.parent
@@ -327,7 +328,7 @@ def cmd_score(args) -> int:
     if manifest.exists():
         try:
             m = json.loads(manifest.read_text(encoding="utf-8"))
-            from .problems import load_problems
+            from harness.inputs.problems import load_problems
             problem_ids = list(load_problems(m["inputs"]["problems"]["path"], m.get("config", {}).get("problems_format")))
         except (ValueError, KeyError, InputError):
             problem_ids = None
@@ -352,8 +353,8 @@ def _results_path(text: str) -> Path:
 
 
 def cmd_compare(args) -> int:
-    from .compare import compare_runs, format_comparison
-    from .results import read_rows
+    from harness.scoring.compare import compare_runs, format_comparison
+    from harness.records.results import read_rows
 
     if len(args.runs) < 2:
         raise InputError("compare needs at least two runs")
@@ -367,7 +368,7 @@ def cmd_compare(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from .report import write_report
+    from harness.scoring.report import write_report
 
     run_dir = Path(args.run_dir)
     if not (run_dir / RESULTS_FILE).exists():
@@ -378,13 +379,13 @@ def cmd_report(args) -> int:
 
 
 def cmd_images(args) -> int:
-    from .sandbox.docker import connect
-    from .sandbox.images import ensure_image
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import ensure_image
 
-    from .languages import LANGUAGES, canonical
-    from .sandbox.images import ensure_language_image
+    from harness.inputs.languages import LANGUAGES, canonical
+    from harness.execution.sandbox.images import ensure_language_image
 
-    from . import environments
+    from harness.inputs import environments
     env = environments.load(_environment_of(args))   # a bad list exits 2 before anything is built
     client = connect()
     facts = ensure_image(client, args.base_image, rebuild=args.rebuild)
@@ -410,7 +411,7 @@ def cmd_images(args) -> int:
 
 
 def cmd_doctor(args) -> int:
-    from .doctor import checks, format_checks, healthy
+    from harness.execution.doctor import checks, format_checks, healthy
 
     found = checks(args.base_image)
     print(format_checks(found))

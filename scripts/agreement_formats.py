@@ -62,7 +62,7 @@ sys.path.insert(0, str(ROOT))
 SHARED = Path(os.environ.get("PASSK_SHARED", ROOT.parent / "shared")) / "data"
 
 import harness  # noqa: E402
-from harness.formats.competitive import APPS_HEADER, LCB_HEADER  # noqa: E402
+from harness.inputs.formats.competitive import APPS_HEADER, LCB_HEADER  # noqa: E402
 
 
 @dataclass

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness import Evaluator, Limits, Problem  # noqa: E402
-from harness import text  # noqa: E402
+from harness.core import text  # noqa: E402
 from tests.attacks import ATTACKS, TEST  # noqa: E402
 
 DRIVER = "\nimport sys as _sys\n_a, _b = map(int, _sys.stdin.read().split())\nprint(add(_a, _b))\n"

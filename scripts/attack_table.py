@@ -17,10 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import text  # noqa: E402
-from harness.config import Limits, SandboxSettings  # noqa: E402
-from harness.errors import SandboxUnavailableError  # noqa: E402
-from harness.sandbox.docker import DockerBackend  # noqa: E402
+from harness.core import text  # noqa: E402
+from harness.inputs.config import Limits, SandboxSettings  # noqa: E402
+from harness.core.errors import SandboxUnavailableError  # noqa: E402
+from harness.execution.sandbox.docker import DockerBackend  # noqa: E402
 from tests.attacks import ATTACKS, LIBRARY_ATTACKS, PROBE, REASON_SHAPE, attack_job, make_job, matches, well_formed  # noqa: E402
 
 

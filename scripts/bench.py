@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.jsonl import iter_jsonl  # noqa: E402
+from harness.core.jsonl import iter_jsonl  # noqa: E402
 
 DEFAULT_PROBLEMS = ROOT.parent / "shared" / "data" / "HumanEval.jsonl.gz"
 
@@ -215,7 +215,7 @@ def cpu_line(name, mode, w, runs) -> str:
 
 
 def machine_facts() -> str:
-    from harness.manifest import host_facts
+    from harness.records.manifest import host_facts
     host = host_facts()
     docker = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True,
                             text=True).stdout.strip()

@@ -47,7 +47,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     sys.path.insert(0, str(ROOT))
-    from harness.problems import load_problems
+    from harness.inputs.problems import load_problems
     problems = load_problems(HUMANEVAL)
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness.config import Limits, RunConfig, SandboxSettings  # noqa: E402
-from harness.runner import evaluate  # noqa: E402
+from harness.inputs.config import Limits, RunConfig, SandboxSettings  # noqa: E402
+from harness.run.runner import evaluate  # noqa: E402
 
 HUMANEVAL = ROOT.parent / "shared" / "data" / "HumanEval.jsonl.gz"
 NODE_ARGS = {"num_cpus": 1, "object_store_memory": 80 << 20}

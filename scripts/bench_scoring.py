@@ -49,10 +49,11 @@ def main() -> int:
     ap.add_argument("--root", default=str(Path(__file__).resolve().parents[1]))
     args = ap.parse_args()
     sys.path.insert(0, args.root)
-    from harness.compare import compare_runs
-    from harness.report import build_report
-    from harness.results import read_rows
-    from harness.scoring import ScoringOptions, score_rows
+    from harness.scoring.compare import compare_runs
+    from harness.scoring.report import build_report
+    from harness.records.results import read_rows
+    from harness.inputs.config import ScoringOptions
+    from harness.scoring.score import score_rows
 
     print(f"harness from {args.root}")
     print(f"{'tasks x n':>12} {'rows':>8} {'read s':>7} {'score s':>8} {'score max:logprob s':>20} "

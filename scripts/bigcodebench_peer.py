@@ -62,8 +62,8 @@ def bigcodebench_dir() -> Path:
 
 
 def env_image() -> str:
-    from harness.config import SandboxSettings
-    from harness.sandbox.docker import connect, resolve_image
+    from harness.inputs.config import SandboxSettings
+    from harness.execution.sandbox.docker import connect, resolve_image
     return resolve_image(connect(), SandboxSettings(environment="bigcodebench"))["image"]
 
 

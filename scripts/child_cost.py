@@ -68,9 +68,9 @@ def main() -> int:
     args = ap.parse_args()
     image = args.image
     if image is None:
-        from harness.sandbox.docker import connect
-        from harness.sandbox.images import ensure_image
-        from harness.config import default_base_image
+        from harness.execution.sandbox.docker import connect
+        from harness.execution.sandbox.images import ensure_image
+        from harness.inputs.config import default_base_image
         image = ensure_image(connect(), default_base_image())["image"]
     return subprocess.run(["docker", "run", "--rm", "-i", "--network", "none", "--entrypoint",
                            "/usr/local/bin/passk-python", image, "-s", "-B", "-", str(args.runs)],

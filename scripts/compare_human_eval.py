@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.config import parse_k_list  # noqa: E402
-from harness.problems import load_problems  # noqa: E402
-from harness.results import latest_rows, read_rows  # noqa: E402
-from harness.samples import load_samples  # noqa: E402
+from harness.inputs.config import parse_k_list  # noqa: E402
+from harness.inputs.problems import load_problems  # noqa: E402
+from harness.records.results import latest_rows, read_rows  # noqa: E402
+from harness.inputs.samples import load_samples  # noqa: E402
 
 
 def main() -> int:

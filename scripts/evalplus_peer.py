@@ -83,7 +83,7 @@ def run_evalplus(problems: Path, samples: Path, dataset: str, python: str, paral
 
 
 def passk_rows(run: Path) -> dict:
-    from harness.results import latest_rows, read_rows
+    from harness.records.results import latest_rows, read_rows
     rows = latest_rows(read_rows(run / "results.jsonl"))
     by_task = defaultdict(dict)
     for (t, i), r in rows.items():
@@ -93,7 +93,7 @@ def passk_rows(run: Path) -> dict:
 
 def kinds_of(samples: Path) -> dict:
     """The `kind` field of each sample (our own sample files say what each candidate is), by (task, index)."""
-    from harness.jsonl import iter_jsonl
+    from harness.core.jsonl import iter_jsonl
     counts, out = Counter(), {}
     for _, obj in iter_jsonl(samples):
         t = str(obj["task_id"])
@@ -125,7 +125,7 @@ def main() -> int:
     ap.add_argument("--parallel", type=int, default=2)
     ap.add_argument("--cold", action="store_true", help="EvalPlus starts with an empty cache (computes its ground truth)")
     args = ap.parse_args()
-    from harness.problems import load_problems
+    from harness.inputs.problems import load_problems
     problems = load_problems(args.problems)
     dataset = args.dataset or next(iter(problems.values())).differential.dataset
     ep, seconds, _ = run_evalplus(args.problems, args.samples, dataset, args.evalplus_python, args.parallel, args.cold)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.jsonl import iter_jsonl  # noqa: E402
+from harness.core.jsonl import iter_jsonl  # noqa: E402
 
 DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "data" / "HumanEval.jsonl.gz"
 

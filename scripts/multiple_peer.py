@@ -256,8 +256,8 @@ def inside(args) -> None:
 def on_host(args) -> dict:
     """Run the peer in a container of passk's image for the language (built by passk if missing)."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from harness.sandbox.docker import connect
-    from harness.sandbox.images import ensure_image, ensure_language_image
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import ensure_image, ensure_language_image
 
     client = connect()
     image = ensure_language_image(client, ensure_image(client), args.language)["image"]

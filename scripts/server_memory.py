@@ -1,7 +1,7 @@
 """What a compile server holds between jobs: each of a MultiPL-E problem file's programs (prompt + tests,
 glued as passk glues them) goes to the language's compile server in its image, one after another as
 in a warm container, and the server's resident memory is read after each compile. Prints the figures
-that each language's `server_keep_mb` (harness/languages.py: what a server may hold before it is
+that each language's `server_keep_mb` (harness/inputs/languages.py: what a server may hold before it is
 replaced) is set above.
 
     python3 scripts/server_memory.py [--languages typescript,java] [--limit 0]
@@ -20,9 +20,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from harness import languages  # noqa: E402
-from harness.sandbox.docker import connect  # noqa: E402
-from harness.sandbox.images import ensure_image, ensure_language_image  # noqa: E402
+from harness.inputs import languages  # noqa: E402
+from harness.execution.sandbox.docker import connect  # noqa: E402
+from harness.execution.sandbox.images import ensure_image, ensure_language_image  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "multipl-e"
 FILES = {"typescript": "humaneval-ts.jsonl", "java": "humaneval-java.jsonl"}

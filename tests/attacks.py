@@ -255,8 +255,8 @@ def make_job(settings, code: str, timeout_s: float, test: str = TEST, prompt: st
     """A supervisor job for `add` with PROMPT + code (or `program`), under the limits the suite uses."""
     import uuid
 
-    from harness.config import Limits
-    from harness.sandbox.docker import supervisor_limits
+    from harness.inputs.config import Limits
+    from harness.execution.sandbox.docker import supervisor_limits
     return {"id": uuid.uuid4().hex, "code": program if program is not None else prompt + code, "prompt": prompt,
             "test": test, "entry_point": "add",
             "limits": supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=memory_mb), settings)}
@@ -328,7 +328,7 @@ def check_attack_run(out_dir, expected: dict, runtime: str = "runc") -> list[str
     import json
     from pathlib import Path
 
-    from harness.report import write_report
+    from harness.scoring.report import write_report
 
     out_dir = Path(out_dir)
     problems = []

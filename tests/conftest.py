@@ -50,7 +50,7 @@ def box():
 
 
 def _registered_runtimes():
-    from harness.sandbox.docker import connect
+    from harness.execution.sandbox.docker import connect
     return set((connect().info().get("Runtimes") or {}).keys())
 
 
@@ -58,8 +58,8 @@ def _registered_runtimes():
 def docker_backend(request):
     """A real Docker backend (never a mock), under each runtime the engine has. Fails, not skips,
     when no engine answers: scripts/test.sh starts one."""
-    from harness.config import Limits, SandboxSettings
-    from harness.sandbox.docker import DockerBackend
+    from harness.inputs.config import Limits, SandboxSettings
+    from harness.execution.sandbox.docker import DockerBackend
 
     if request.param != "runc" and request.param not in _registered_runtimes():
         pytest.skip(f"runtime {request.param} is not registered with this Docker engine")
@@ -77,12 +77,12 @@ def run_job(docker_backend):
 
     def run(code, test="def check(candidate):\n    assert candidate(1, 2) == 3\n", entry_point="add",
             prompt="", timeout_s=2.0, memory_mb=256, output_bytes=1 << 20, session=None):
-        from harness.config import Limits
+        from harness.inputs.config import Limits
         if session is None:
             session = docker_backend.open_session()
             session.start()
             sessions.append(session)
-        from harness.sandbox.docker import supervisor_limits
+        from harness.execution.sandbox.docker import supervisor_limits
         limits = supervisor_limits(Limits(timeout_s=timeout_s, memory_mb=memory_mb, output_bytes=output_bytes),
                                    docker_backend.settings)
         job = {"id": uuid.uuid4().hex, "code": code, "prompt": prompt, "test": test,

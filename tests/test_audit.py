@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from harness.audit import audit
-from harness.config import Limits, RunConfig, SandboxSettings
-from harness.runner import evaluate
+from harness.run.audit import audit
+from harness.inputs.config import Limits, RunConfig, SandboxSettings
+from harness.run.runner import evaluate
 
 from .conftest import write_jsonl
 

@@ -109,7 +109,7 @@ def test_a_run_that_is_mostly_syntax_errors_gets_a_hint(tmp_path, capsys):
 
 
 def test_permanent_errors_are_named_and_not_retried(tmp_path, capsys):
-    from harness.results import ResultRow, ResultStore
+    from harness.records.results import ResultRow, ResultStore
     store = ResultStore(tmp_path / "results.jsonl")
     store.append(ResultRow("x", 0, "error", reason="unsupported_test_argument"))
     store.append(ResultRow("x", 1, "error", reason="infrastructure"))

@@ -2,9 +2,9 @@ from fractions import Fraction
 
 import pytest
 
-from harness.compare import compare_runs, format_comparison
-from harness.errors import InputError
-from harness.results import ResultRow
+from harness.scoring.compare import compare_runs, format_comparison
+from harness.core.errors import InputError
+from harness.records.results import ResultRow
 
 
 def rows_for(counts):

@@ -1,7 +1,7 @@
 import pytest
 
-from harness.config import Limits, SandboxSettings, parse_k_list
-from harness.errors import InputError
+from harness.inputs.config import Limits, SandboxSettings, parse_k_list
+from harness.core.errors import InputError
 
 
 def test_k_list_is_parsed_and_sorted():
@@ -41,7 +41,7 @@ def _write(tmp_path, text):
 
 
 def test_yaml_config_resolves_paths_and_precedence(tmp_path):
-    from harness.config import load_config
+    from harness.inputs.config import load_config
     p = _write(tmp_path, "problems: p.jsonl\nsamples: s.jsonl\nout: out\nk: [1, 5]\n"
                          "limits: {timeout_s: 2, memory_mb: 256}\nsandbox: {workers: 3}\n"
                          "generation: {model: m1, temperature: 0.8}\n")
@@ -65,7 +65,7 @@ def test_yaml_config_resolves_paths_and_precedence(tmp_path):
     ("", "empty config"),
 ])
 def test_bad_configs_name_the_problem(tmp_path, text, fragment):
-    from harness.config import load_config
+    from harness.inputs.config import load_config
     p = _write(tmp_path, text)
     with pytest.raises(InputError) as e:
         load_config(str(p))
@@ -73,21 +73,21 @@ def test_bad_configs_name_the_problem(tmp_path, text, fragment):
 
 
 def test_yaml_does_not_execute_code(tmp_path):
-    from harness.config import load_config
+    from harness.inputs.config import load_config
     p = _write(tmp_path, "problems: !!python/object/apply:os.system ['touch pwned']\nsamples: s\nout: o\n")
     with pytest.raises(InputError, match="invalid YAML"):
         load_config(str(p))
 
 
 def test_set_with_unknown_key_suggests(tmp_path):
-    from harness.config import load_config
+    from harness.inputs.config import load_config
     p = _write(tmp_path, "problems: p\nsamples: s\nout: o\n")
     with pytest.raises(InputError, match="did you mean 'limits'"):
         load_config(str(p), sets=["limit.timeout_s=3"])
 
 
 def test_shipped_configs_load():
-    from harness.config import load_config
+    from harness.inputs.config import load_config
     from .conftest import ROOT
     cfg = load_config(str(ROOT / "configs" / "demo.yaml"))
     assert cfg.problems.endswith("problems/demo/problems.jsonl") and cfg.generation["kind"] == "independent"

@@ -1,4 +1,4 @@
-"""Environments (harness/environments.py) and BigCodeBench's rule (runner bigcodebench): the list's checks
+"""Environments (harness/inputs/environments.py) and BigCodeBench's rule (runner bigcodebench): the list's checks
 and the lock's identity without Docker; images, rows and manifests against the real engine."""
 
 import json
@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from harness import environments
-from harness.errors import InputError
+from harness.inputs import environments
+from harness.core.errors import InputError
 
 from .conftest import ROOT, write_jsonl
 
@@ -62,7 +62,7 @@ def test_the_shipped_bigcodebench_list_is_pinned_and_says_where_it_departs():
 
 
 def test_bigcodebench_tasks_that_import_libraries_get_its_environment_by_default():
-    from harness.problems import load_problems
+    from harness.inputs.problems import load_problems
     assert environments.auto_for(load_problems(LIBS / "problems.jsonl")) == "bigcodebench"
     assert environments.auto_for(load_problems(ROOT / "problems" / "bigcodebench" / "problems.jsonl")) is None
     assert environments.third_party("['pandas', 'os', 'matplotlib.pyplot', 'random']") == ["matplotlib.pyplot", "pandas"]
@@ -87,7 +87,7 @@ def test_the_image_tag_follows_the_lock_and_a_changed_package_is_named():
 
 
 def test_reproduce_refuses_a_list_that_changed_and_names_the_pin(tmp_path):
-    from harness.reproduce import _check_environment
+    from harness.run.reproduce import _check_environment
     path = _req(tmp_path, "six==1.16.0\ntabulate==0.9.0\n")
     recorded = {"name": "reqs", "spec_sha256": environments.parse_requirements(path).spec_sha256,
                 "requirements": ["six==1.16.0", "tabulate==0.9.0"]}

@@ -10,11 +10,11 @@ import random
 import pytest
 
 from harness.cli import main
-from harness.config import EvalPlusSettings
-from harness.errors import InputError
-from harness.problems import load_problems
-from harness.results import ResultRow
-from harness.scoring import score_rows
+from harness.inputs.config import EvalPlusSettings
+from harness.core.errors import InputError
+from harness.inputs.problems import load_problems
+from harness.records.results import ResultRow
+from harness.scoring.score import score_rows
 
 from .conftest import ROOT, write_jsonl
 
@@ -180,7 +180,7 @@ def test_allclose_is_numpys_on_plain_data(rule):
 
 # ---------------------------------------------------------------------------- limits and scores
 def test_limits_are_evalplus_formula():
-    from harness.groundtruth import input_limits, phase_cap
+    from harness.execution.groundtruth import input_limits, phase_cap
     ev = EvalPlusSettings()
     assert input_limits([0.001, 0.3, 2.0], ev) == [1.0, pytest.approx(1.2), 8.0]
     assert phase_cap([1.0] * 5, ev) == 7.0                    # min(60, 5) + 2
@@ -276,8 +276,8 @@ def _kinds(samples_path):
 
 
 def _evaluate(problems, samples, out, **limits):
-    from harness.config import Limits, RunConfig, SandboxSettings
-    from harness.runner import evaluate
+    from harness.inputs.config import Limits, RunConfig, SandboxSettings
+    from harness.run.runner import evaluate
     cfg = RunConfig(problems=str(problems), samples=str(samples), out=str(out), k=(1,),
                     limits=Limits(**limits), sandbox=SandboxSettings(workers=2))
     return evaluate(cfg, progress="quiet")
@@ -296,7 +296,7 @@ def shipped_runs(tmp_path_factory):
 @pytest.mark.docker
 @pytest.mark.parametrize("name", ["humanevalplus", "mbppplus"])
 def test_each_shipped_candidate_gets_evalplus_verdicts_base_and_plus(shipped_runs, name):
-    from harness.results import read_rows
+    from harness.records.results import read_rows
     run = shipped_runs[name]
     kinds = _kinds((HEP if name == "humanevalplus" else MBPPP) / "samples.jsonl")
     rows = read_rows(run / "results.jsonl")
@@ -323,7 +323,7 @@ def test_each_shipped_candidate_gets_evalplus_verdicts_base_and_plus(shipped_run
 
 @pytest.mark.docker
 def test_the_failing_input_and_its_limit_are_in_the_row(shipped_runs):
-    from harness.results import read_rows
+    from harness.records.results import read_rows
     rows = {(r.task_id, r.sample_index): r for r in read_rows(shipped_runs["humanevalplus"] / "results.jsonl")}
     kinds = _kinds(HEP / "samples.jsonl")
     by_kind = {(t, kinds[(t, i)]): r for (t, i), r in rows.items()}
@@ -362,7 +362,7 @@ def test_a_ground_truth_that_cannot_be_judged_stops_the_run_naming_it(tmp_path, 
 
 @pytest.mark.docker
 def test_resume_keeps_the_ground_truth_and_refuses_a_changed_one(tmp_path, capsys):
-    from harness.results import read_rows
+    from harness.records.results import read_rows
     samples = write_jsonl(tmp_path / "s.jsonl", [json.loads(line) for line in open(HEP / "samples.jsonl")][:10])
     out = tmp_path / "run"
     _evaluate(HEP / "problems.jsonl", samples, out)
@@ -374,7 +374,7 @@ def test_resume_keeps_the_ground_truth_and_refuses_a_changed_one(tmp_path, capsy
     assert outcome.ran == 0 and outcome.reused == 10
     assert json.loads((out / "manifest.json").read_text())["ground_truth"]["sha256"] == first["sha256"]
     # a ground truth that is not the one the run was judged by is refused, not used
-    import harness.groundtruth as gt
+    from harness.execution import groundtruth as gt
     truth = gt.read(out / "groundtruth.json.gz")
     task = next(iter(truth.tasks))
     truth.tasks[task]["base"]["times"][0] += 1.0
@@ -387,7 +387,7 @@ def test_resume_keeps_the_ground_truth_and_refuses_a_changed_one(tmp_path, capsy
 
 @pytest.mark.docker
 def test_reproduce_judges_by_the_original_ground_truth(shipped_runs, tmp_path):
-    from harness.reproduce import reproduce
+    from harness.run.reproduce import reproduce
     run = shipped_runs["mbppplus"]
     result = reproduce(run, tmp_path / "again")
     assert result["identical"] == result["total"], result["changed"]
@@ -399,7 +399,7 @@ def test_reproduce_judges_by_the_original_ground_truth(shipped_runs, tmp_path):
 @pytest.mark.docker
 def test_audit_reruns_what_a_ground_truth_limit_decided_at_relaxed_factors(shipped_runs, tmp_path):
     import shutil
-    from harness.audit import audit
+    from harness.run.audit import audit
     run = tmp_path / "run"
     shutil.copytree(shipped_runs["humanevalplus"], run)
     result = audit(run, factors=(1.0, 2.0))
@@ -415,7 +415,7 @@ def test_audit_reruns_what_a_ground_truth_limit_decided_at_relaxed_factors(shipp
 
 @pytest.mark.docker
 def test_the_api_measures_the_ground_truth_itself(tmp_path):
-    from harness.evaluator import Evaluator
+    from harness.execution.evaluator import Evaluator
     problems = load_problems(HEP / "problems.jsonl")
     p = problems["PlusDemo/0"]
     with Evaluator(workers=1) as ev:
@@ -437,7 +437,7 @@ def add(a, b):
 
 @pytest.mark.docker
 def test_answers_sent_ahead_of_their_calls_are_not_answers(tmp_path):
-    from harness.evaluator import Evaluator
+    from harness.execution.evaluator import Evaluator
     p = load_problems(HEP / "problems.jsonl")["PlusDemo/0"]
     with Evaluator(workers=1) as ev:
         row = ev.evaluate([(p, FORGER)])[0]
@@ -445,7 +445,7 @@ def test_answers_sent_ahead_of_their_calls_are_not_answers(tmp_path):
 
 
 def test_samples_as_evalplus_writes_them(tmp_path):
-    from harness.samples import SampleOptions, load_samples
+    from harness.inputs.samples import SampleOptions, load_samples
     problems = load_problems(HEP / "problems.jsonl")
     # its codegen's directory: DIR/<task id, / as _>/<n>.py, each a whole program, in numeric order
     for task in ("PlusDemo_0", "PlusDemo_1"):
@@ -469,7 +469,7 @@ def test_samples_as_evalplus_writes_them(tmp_path):
 
 def test_inputs_cross_as_the_codec_s_data_and_come_back_equal_with_their_types():
     from harness.containers.box.codec import Decoder
-    from harness.groundtruth import encode_args
+    from harness.execution.groundtruth import encode_args
     shared = [1, 2]
     for args in [(1, 2.5, "x"), ((1, 2), {3, 4}, {"a": [None]}), (1 + 2j, 2 ** 70, [shared, shared]), ({}, [], ())]:
         dec = Decoder()
@@ -480,7 +480,7 @@ def test_inputs_cross_as_the_codec_s_data_and_come_back_equal_with_their_types()
 
 
 def test_the_report_shows_base_and_plus_side_by_side(tmp_path):
-    from harness.report import write_report
+    from harness.scoring.report import write_report
     rows = [{"task_id": t, "sample_index": i, "status": s, "base_status": b, "reason": "tests_completed"
              if s == "passed" else "wrong_answer", "limits": {"timeout_s": 5.0}}
             for t, i, s, b in [("a", 0, "passed", "passed"), ("a", 1, "failed", "passed"), ("b", 0, "failed", "failed"),

@@ -2,10 +2,11 @@
 
 import json
 
-from harness.config import Limits, SandboxSettings
-from harness.execute import Job, Pool
-from harness.problems import Problem
-from harness.samples import Sample
+from harness.inputs.config import Limits, SandboxSettings
+from harness.execution.jobs import Job
+from harness.execution.pool import Pool
+from harness.inputs.problem import Problem
+from harness.inputs.samples import Sample
 
 
 class _Backend:

@@ -10,13 +10,14 @@ import uuid
 
 import pytest
 
-from harness.config import Limits, SandboxSettings
-from harness.constants import LABEL_RUN
-from harness.errors import HarnessError
-from harness.execute import Job, execute
-from harness.problems import Problem
-from harness.results import ResultRow, ResultStore
-from harness.samples import Sample
+from harness.inputs.config import Limits, SandboxSettings
+from harness.core.constants import LABEL_RUN
+from harness.core.errors import HarnessError
+from harness.execution.jobs import Job
+from harness.execution.dispatch import execute
+from harness.inputs.problem import Problem
+from harness.records.results import ResultRow, ResultStore
+from harness.inputs.samples import Sample
 
 from .conftest import DEMO_PROBLEMS, ROOT, write_jsonl
 
@@ -131,8 +132,8 @@ def test_bad_samples_exit_2_with_one_line_and_no_output(tmp_path, rows, fragment
 
 @pytest.mark.docker
 def test_sixteen_workers_on_two_cores_change_no_label(tmp_path):
-    from harness.config import RunConfig
-    from harness.runner import evaluate
+    from harness.inputs.config import RunConfig
+    from harness.run.runner import evaluate
     from .conftest import DEMO_SAMPLES
 
     def labels(workers):
@@ -148,7 +149,7 @@ def test_sixteen_workers_on_two_cores_change_no_label(tmp_path):
 def test_ctrl_c_stops_cleanly_keeps_rows_and_says_how_to_resume(tmp_path):
     import docker
 
-    from harness.constants import LABEL_OWNER_PID
+    from harness.core.constants import LABEL_OWNER_PID
     from .conftest import DEMO_SAMPLES, interrupt_after_rows
     rows = [json.loads(line) for line in DEMO_SAMPLES.read_text().splitlines()] * 4
     samples = write_jsonl(tmp_path / "s.jsonl", rows)
@@ -172,8 +173,8 @@ def test_the_hosts_wait_follows_the_jobs_own_limits(monkeypatch):
     """Regression (issue 24, item 6): the host waited the job's wall clock plus a fixed grace, whatever the
     job's own limits allowed. An io candidate whose tests together run well inside their limits (10 tests
     of 0.4 s, each limit 1 s, all of them 10 s) was cut: `error infrastructure`, three attempts. The wait
-    now comes from the job's limits (execute.host_wait_s); with the grace at 2 s it still passes."""
-    import harness.sandbox.docker as docker_backend
+    now comes from the job's limits (jobs.host_wait_s); with the grace at 2 s it still passes."""
+    from harness.execution.sandbox import docker as docker_backend
     from harness import Evaluator
 
     monkeypatch.setattr(docker_backend, "RESULT_GRACE_S", 2.0)

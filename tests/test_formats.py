@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from harness.cli import main
-from harness.errors import InputError
-from harness.formats.competitive import decode_private_tests
-from harness.problems import load_problems
-from harness.samples import SampleOptions, extract_code, load_samples
+from harness.core.errors import InputError
+from harness.inputs.formats.competitive import decode_private_tests
+from harness.inputs.problems import load_problems
+from harness.inputs.samples import SampleOptions, extract_code, load_samples
 
 from .conftest import ROOT
 
@@ -244,7 +244,7 @@ def test_samples_keyed_by_a_plain_mbpp_number(jsonl):
 
 
 def test_apps_stdin_programs_are_rewritten_as_apps_grader_rewrites_them():
-    from harness.formats.competitive import apps_stdin_program
+    from harness.inputs.problem import apps_stdin_program
     program = "import sys\nfrom math import gcd\nn = int(input())\nimport os\nif __name__ == '__main__':\n    print(n)"
     assert apps_stdin_program(program) == (
         "import sys\nfrom math import gcd\nstdin = sys.stdin\nstdout = sys.stdout\ndef code():\n"

@@ -22,4 +22,6 @@ def test_the_wheel_holds_every_file_the_images_are_built_from(tmp_path):
     wanted = {"harness/containers/" + str(p.relative_to(root / "containers")) for p in (root / "containers").rglob("*")
               if p.is_file() and "__pycache__" not in p.parts}
     assert not wanted - names, sorted(wanted - names)
-    assert "harness/ray_executor.py" in names
+    modules = {str(p.relative_to(root)) for p in (root / "harness").rglob("*.py") if "__pycache__" not in p.parts}
+    assert "harness/execution/ray_executor.py" in modules
+    assert not modules - names, sorted(modules - names)   # every stage's package is in the wheel

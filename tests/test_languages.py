@@ -7,12 +7,12 @@ import json
 import docker
 import pytest
 
-from harness import languages
-from harness.config import Limits, RunConfig, SandboxSettings
-from harness.constants import LABEL_RUN, MARKER_PLACEHOLDER
-from harness.errors import InputError
-from harness.runner import evaluate
-from harness.samples import SampleOptions
+from harness.inputs import languages
+from harness.inputs.config import Limits, RunConfig, SandboxSettings
+from harness.core.constants import LABEL_RUN, MARKER_PLACEHOLDER
+from harness.core.errors import InputError
+from harness.run.runner import evaluate
+from harness.inputs.samples import SampleOptions
 
 from .conftest import ROOT, write_jsonl
 from .language_attacks import ATTACKS, EXPECTED, rows as attack_rows
@@ -248,8 +248,8 @@ print(json.dumps(out))
 def test_the_typescript_compile_server_gives_what_tsc_gives(tmp_path):
     """Exit status, diagnostics and emitted JavaScript, program by program, against the tsc command in the
     same image, including programs whose global names meet the standard library's (checked in full)."""
-    from harness.sandbox.docker import connect
-    from harness.sandbox.images import ensure_image, ensure_language_image
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import ensure_image, ensure_language_image
     client = connect()
     image = ensure_language_image(client, ensure_image(client), "typescript")["image"]
     problem = json.loads((ROOT / "problems" / "lang-typescript" / "problems.jsonl").read_text().splitlines()[0])
@@ -341,8 +341,8 @@ def test_the_precompiled_header_is_valid_for_the_default_flags_and_changes_no_ou
     and programs that start the way MultiPL-E's do compile to the same errors and run to the same exit
     code and output with it as without it, with the same compile errors; then through passk, the row
     says whether it was used."""
-    from harness.sandbox.docker import connect
-    from harness.sandbox.images import ensure_image, ensure_language_image
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import ensure_image, ensure_language_image
     client = connect()
     image = ensure_language_image(client, ensure_image(client), "cpp")["image"]
     head = "#include<assert.h>\n#include<bits/stdc++.h>\n"
@@ -407,8 +407,8 @@ def test_the_java_compile_server_gives_what_javac_gives(tmp_path):
     command in the same image: compile errors, warnings, inner and extra classes, a package, bytes that are
     not UTF-8, a program that uses javatuples."""
     import base64
-    from harness.sandbox.docker import connect
-    from harness.sandbox.images import ensure_image, ensure_language_image
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import ensure_image, ensure_language_image
     client = connect()
     image = ensure_language_image(client, ensure_image(client), "java")["image"]
     problem = json.loads((ROOT / "problems" / "lang-java" / "problems.jsonl").read_text().splitlines()[0])

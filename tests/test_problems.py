@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from harness.errors import InputError
-from harness.problems import load_problems
+from harness.core.errors import InputError
+from harness.inputs.problems import load_problems
 
 from .conftest import DEMO_PROBLEMS, HUMANEVAL
 

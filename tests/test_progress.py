@@ -3,7 +3,7 @@
 import io
 import time
 
-from harness.progress import Progress
+from harness.execution.progress import Progress
 
 
 def test_status_lines_when_output_is_not_a_terminal():

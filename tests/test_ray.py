@@ -10,10 +10,10 @@ from dataclasses import replace
 import docker
 import pytest
 
-from harness.config import Limits, RunConfig, SandboxSettings
-from harness.constants import LABEL_MANAGED
-from harness.errors import HarnessError, InputError
-from harness.runner import evaluate
+from harness.inputs.config import Limits, RunConfig, SandboxSettings
+from harness.core.constants import LABEL_MANAGED
+from harness.core.errors import HarnessError, InputError
+from harness.run.runner import evaluate
 
 from .conftest import DEMO_PROBLEMS, DEMO_SAMPLES, write_jsonl
 
@@ -121,7 +121,7 @@ def test_a_ray_run_resumes_a_local_one(tmp_path, cluster):
 
 @pytest.mark.docker
 def test_calibrated_limits_are_measured_once_and_every_ray_row_carries_its_task_s(tmp_path, cluster):
-    from harness.config import CalibrationSettings
+    from harness.inputs.config import CalibrationSettings
     c, _ = cluster
     cfg = replace(_config(tmp_path, "run", executor="ray", ray_address=c.address),
                   calibration=CalibrationSettings(factor=3.0, minimum_s=1.0, repeats=1))
@@ -137,7 +137,7 @@ def test_calibrated_limits_are_measured_once_and_every_ray_row_carries_its_task_
 def test_a_node_whose_image_is_not_the_driver_s_is_refused(tmp_path, cluster, monkeypatch, capsys):
     """Labels never mix images: here the driver's own image id is made to differ from the one every node
     has, so every node is refused, each with one line naming both ids, and the run stops (exit 1)."""
-    from harness import ray_executor
+    from harness.execution import ray_executor
     c, _ = cluster
     monkeypatch.setattr(ray_executor.RayExecutor, "_reference_image", lambda self: "sha256:not-this-one")
     with pytest.raises(HarnessError, match="no Ray node could run the sandbox") as e:

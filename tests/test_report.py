@@ -2,8 +2,8 @@
 
 import json
 
-from harness.report import write_report
-from harness.results import ResultRow, ResultStore
+from harness.scoring.report import write_report
+from harness.records.results import ResultRow, ResultStore
 
 
 def _run_dir(tmp_path, reason):
@@ -46,8 +46,8 @@ def test_each_task_opens_to_its_candidates_failures_first_with_their_code(tmp_pa
         {"task_id": "T/0", "completion": "    return x\n"},
         {"task_id": "T/0", "completion": "    return '</pre><script>x</script>'\n"},
         {"task_id": "T/1", "completion": "    return x\n"}])
-    from harness.samples import load_samples
-    from harness.problems import load_problems
+    from harness.inputs.samples import load_samples
+    from harness.inputs.problems import load_problems
     sha = {(s.task_id, s.sample_index): s.sha256 for s in load_samples(samples, load_problems(problems))}
     run = tmp_path / "run"
     run.mkdir()

@@ -8,10 +8,10 @@ import time
 
 import pytest
 
-from harness.config import load_config
-from harness.reproduce import reproduce
-from harness.results import read_rows
-from harness.runner import evaluate
+from harness.inputs.config import load_config
+from harness.run.reproduce import reproduce
+from harness.records.results import read_rows
+from harness.run.runner import evaluate
 
 from .conftest import DEMO_SAMPLES, ROOT, write_jsonl
 
@@ -51,7 +51,7 @@ def test_reproduce_refuses_changed_inputs(tmp_path):
                         "limits: {timeout_s: 1}\nsandbox: {workers: 1}\n")
     evaluate(load_config(str(cfg_file)), progress=False)
     samples.write_text(samples.read_text() + json.dumps({"task_id": "Demo/1", "completion": "    return 0\n"}) + "\n")
-    from harness.errors import InputError
+    from harness.core.errors import InputError
     with pytest.raises(InputError, match="samples now hash differently"):
         reproduce(tmp_path / "run", tmp_path / "again")
 

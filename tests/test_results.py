@@ -1,7 +1,7 @@
 import pytest
 
-from harness.errors import InputError
-from harness.results import ResultRow, ResultStore, read_rows
+from harness.core.errors import InputError
+from harness.records.results import ResultRow, ResultStore, read_rows
 
 
 def test_store_appends_and_resumes(tmp_path):

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from harness.config import Limits, RunConfig, SandboxSettings
-from harness.errors import InputError
-from harness.results import read_rows
-from harness.runner import evaluate
+from harness.inputs.config import Limits, RunConfig, SandboxSettings
+from harness.core.errors import InputError
+from harness.records.results import read_rows
+from harness.run.runner import evaluate
 
 from .conftest import DEMO_PROBLEMS, DEMO_SAMPLES, write_jsonl
 

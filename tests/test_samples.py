@@ -1,8 +1,8 @@
 import pytest
 
-from harness.errors import InputError
-from harness.problems import load_problems
-from harness.samples import load_samples
+from harness.core.errors import InputError
+from harness.inputs.problems import load_problems
+from harness.inputs.samples import load_samples
 
 from .conftest import write_jsonl
 

@@ -100,8 +100,8 @@ def test_the_tester_is_warm_before_the_first_job(transport):
     passes the jobs' memory limit): the first job does not wait for an interpreter to start. (Over the
     socket transport the limit was once dropped, and the tester started at the first job.)"""
     import uuid
-    from harness.config import Limits, SandboxSettings
-    from harness.sandbox.docker import DockerBackend
+    from harness.inputs.config import Limits, SandboxSettings
+    from harness.execution.sandbox.docker import DockerBackend
     backend = DockerBackend("test-" + uuid.uuid4().hex, Limits(timeout_s=2.0),
                             SandboxSettings(workers=1, transport=transport))
     try:

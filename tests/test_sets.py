@@ -6,10 +6,10 @@ import collections
 
 import pytest
 
-from harness.evaluator import Evaluator
-from harness.execute import Job
-from harness.problems import load_problems
-from harness.samples import SampleOptions, load_samples
+from harness.execution.evaluator import Evaluator
+from harness.execution.jobs import Job
+from harness.inputs.problems import load_problems
+from harness.inputs.samples import SampleOptions, load_samples
 
 from .conftest import ROOT
 from .test_formats import SETS

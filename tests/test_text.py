@@ -1,6 +1,6 @@
 """Text from outside passk: bounded and valid for storage, inert where it is shown."""
 
-from harness import text
+from harness.core import text
 
 
 def test_lone_surrogates_become_escapes_and_long_text_is_cut():

@@ -1,0 +1,38 @@
+"""Names that more than one module needs: labels, file names of a run directory, Docker labels.
+The run-directory layout is written down here and nowhere else."""
+
+SCHEMA_VERSION = 3  # 2: rows carry verdict_channel and channel_detail; 3: base_status (EvalPlus's base verdict)
+
+# Labels of a candidate, and the verdict channels, as the container's contract defines them (one
+# definition, read by both sides). `error` is never a verdict on the candidate: it is a harness or
+# infrastructure fault, retried, and never counted as failed.
+from harness.containers.box.protocol import (CHANNELS, COMPARE_RULES, ERROR, FAILED, PASSED, PERMANENT_ERRORS,  # noqa: F401
+                                             RUNNERS, STATUSES as LABELS, TIMED_OUT)
+from harness.containers.box.protocol import MARKER_PLACEHOLDER, HOST_SOCKET_ENV, TEST_TRANSPORT_MB, TESTER_MEMORY_ENV  # noqa: E402, F401
+from harness.containers.box.protocol import VERSION as PROTOCOL_VERSION  # noqa: E402, F401
+
+VERDICTS = (PASSED, FAILED, TIMED_OUT)
+
+# Reasons the harness itself assigns (the supervisor assigns the others; see docs/limits-and-labels.md).
+REASON_INFRASTRUCTURE = "infrastructure"
+
+# Run directory layout.
+RESULTS_FILE = "results.jsonl"
+SCORE_FILE = "score.json"
+MANIFEST_FILE = "manifest.json"
+GROUND_TRUTH_FILE = "groundtruth.json.gz"   # EvalPlus problems: the ground truth's outputs and times
+
+# Docker objects.
+IMAGE_REPOSITORY = "passk-sandbox"
+DEFAULT_BASE_IMAGE = "passk-base:bookworm"
+LABEL_MANAGED = "org.passk.managed"
+LABEL_RUN = "org.passk.run"
+LABEL_OWNER_PID = "org.passk.owner-pid"
+LABEL_OWNER_HOST = "org.passk.owner-host"
+LABEL_SOURCE_HASH = "org.passk.source-sha256"
+
+DEFAULT_K = (1, 10, 100)
+ISOLATIONS = ("pooled", "fresh")
+RUNTIMES = ("runc", "runsc")
+TRANSPORTS = ("auto", "socket", "attach")
+EXECUTORS = ("local", "ray")

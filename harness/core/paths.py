@@ -1,0 +1,26 @@
+"""Where passk's own files are: the container sources the sandbox image is built from."""
+
+from __future__ import annotations
+
+import importlib.resources
+import os
+from pathlib import Path
+
+from harness.core.errors import HarnessError
+
+
+def containers_dir() -> Path:
+    """passk's container sources: $PASSK_CONTAINERS if set; else the package data installed with passk
+    (harness.containers, from the checkout's containers/ directory)."""
+    env = os.environ.get("PASSK_CONTAINERS")
+    if env:
+        path = Path(env)
+    else:
+        try:
+            path = Path(str(importlib.resources.files("harness.containers")))
+        except (ModuleNotFoundError, TypeError):
+            path = Path(__file__).resolve().parents[2] / "containers"  # a checkout that was not installed
+    if not (path / "Dockerfile").exists():
+        raise HarnessError(f"cannot find passk's container sources (looked in {path}); reinstall passk, or set "
+                           "PASSK_CONTAINERS to a directory holding its Dockerfile, start.py and box/")
+    return path

@@ -1,0 +1,76 @@
+"""Which executor runs a run's jobs, and the loop that runs them: `execute` submits every job to the executor
+the settings name (this machine's Evaluator, or a Ray cluster's), hands each row to the caller as it
+finishes, and on Ctrl-C keeps the rows of the jobs already running. A third executor is one class with the
+Executor interface (executor.py) and one entry in EXECUTORS."""
+
+from __future__ import annotations
+
+import queue
+from typing import Callable
+
+from harness.execution.evaluator import Evaluator
+from harness.execution.executor import Executor, Stopped
+from harness.execution.jobs import Job
+from harness.execution.progress import Progress
+from harness.execution.ray_executor import RayExecutor
+from harness.inputs.config import Limits, SandboxSettings
+from harness.records.results import ResultRow
+
+# The executors by the name a run's settings give (SandboxSettings.executor, --executor).
+EXECUTORS: dict[str, Callable[..., Executor]] = {"local": Evaluator, "ray": RayExecutor}
+
+
+def make_executor(limits: Limits, settings: SandboxSettings, run_id: str) -> Executor:
+    """The executor a run's settings ask for, not started."""
+    return EXECUTORS[settings.executor](limits, settings, run_id=run_id)
+
+
+def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: str,
+            on_row: Callable[[ResultRow], None], on_prepared: Callable[[dict], None] | None = None,
+            progress: str = "quiet", total: int | None = None, initial: int = 0, evaluator=None) -> dict:
+    """Run `jobs` and hand each row to `on_row` (in the calling thread) as it finishes. Containers are
+    sized by `base`; a job may carry stricter or equal limits of its own. Returns the backend's facts.
+    With `evaluator` (started, owned by the caller) its warm containers are used and left running.
+    On Ctrl-C the jobs already running finish and are handed over, then KeyboardInterrupt propagates."""
+    ev = evaluator or make_executor(base, settings, run_id)
+    try:
+        facts = ev.start()
+        if on_prepared is not None:
+            on_prepared(facts)
+        if not jobs:
+            return facts
+        bar = Progress(total if total is not None else len(jobs), initial, progress)
+        done: queue.Queue = queue.Queue()
+        for job in jobs:
+            ev.submit_job(job).add_done_callback(done.put)
+        left = len(jobs)
+
+        def take(future) -> None:
+            if future.cancelled() or isinstance(future.exception(), Stopped):
+                return
+            if future.exception() is not None:
+                raise future.exception()
+            row = future.result()
+            on_row(row)
+            bar.update(row.status)
+
+        try:
+            while left:
+                future = done.get()
+                left -= 1
+                take(future)
+        except KeyboardInterrupt:
+            bar.note("passk: interrupted; finishing the candidates already running…")
+            ev.interrupt()
+            while True:  # every job that was running has finished: keep its row
+                try:
+                    take(done.get_nowait())
+                except queue.Empty:
+                    break
+            raise
+        finally:
+            bar.close()
+        return facts
+    finally:
+        if evaluator is None:
+            ev.close()

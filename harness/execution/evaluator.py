@@ -1,0 +1,157 @@
+"""The long-lived evaluator: warm sandboxes for the lifetime of a `with` block, programs in, typed rows
+out. The CLI runs through it (dispatch.execute), and so can a notebook or a training loop:
+
+    from harness import Evaluator, Problem
+    problem = Problem("add", "def add(a, b):\\n", "def check(candidate):\\n    assert candidate(1, 2) == 3\\n", "add")
+    with Evaluator(timeout_s=3, workers=2) as ev:
+        rows = ev.evaluate([(problem, "def add(a, b):\\n    return a + b\\n")])
+
+One queue feeds one worker thread per warm container; every submission gets a Future, so callers on
+any number of threads get their own results, in their own order or as they finish."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import queue
+import threading
+
+from harness.core.errors import HarnessError, InputError
+from harness.execution.executor import Executor, Stopped
+from harness.execution.jobs import Job
+from harness.execution.pool import Lane, Pool
+from harness.execution.sandbox import get_backend
+from harness.inputs.config import EvalPlusSettings, Limits, SandboxSettings
+from harness.records.results import ResultRow
+
+_STOP = object()
+
+
+class Evaluator(Executor):
+    """Owns a sandbox backend and its warm containers from `start()` (or `with`) to `close()`.
+
+    `limits` size the containers; a submission may carry stricter (or equal) limits of its own. Settings
+    that cannot work (no engine, a runtime the engine lacks, a missing image) raise when it starts,
+    before anything is evaluated."""
+
+    def __init__(self, limits: Limits | None = None, settings: SandboxSettings | None = None, *,
+                 run_id: str | None = None, evalplus: EvalPlusSettings | None = None, **overrides):
+        super().__init__(limits, settings, run_id=run_id, evalplus=evalplus, **overrides)
+        self._queue: queue.Queue = queue.Queue()
+        self._threads: list[threading.Thread] = []
+        self._backend = None
+        self._pool: Pool | None = None
+        self._fatal: BaseException | None = None
+        self._closed = False
+        self._interrupted = False
+
+    # -- lifetime ------------------------------------------------------------------------------
+    def start(self) -> dict:
+        """Prepare the backend (engine, runtime, image) and the workers. Returns the backend's facts."""
+        if self._pool is not None:
+            return self.facts
+        if self._closed:
+            raise HarnessError("this Evaluator is closed; make a new one")
+        if self.settings.executor != "local":
+            raise InputError(f"executor {self.settings.executor!r}: use harness.RayExecutor, which has this "
+                             "interface (or harness.execution.dispatch.make_executor)")
+        backend = get_backend(self.settings.backend)(self.run_id, self.limits, self.settings)
+        try:
+            self.facts = backend.prepare()
+        except BaseException:
+            backend.close()
+            raise
+        self._backend = backend
+        self._pool = Pool(backend, self.limits, self.settings, self.facts)
+        for i in range(self.settings.workers):
+            t = threading.Thread(target=self._worker, name=f"passk-worker-{i}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        return self.facts
+
+    def close(self, cancel: bool = True) -> None:
+        """Stop the workers (the jobs they are running finish; queued ones are cancelled unless
+        `cancel` is False, in which case they run first) and remove every container."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._pool is not None:
+            if cancel:
+                self._cancel_queued()
+                self._pool.stop.set()
+            for _ in self._threads:
+                self._queue.put(_STOP)
+            for t in self._threads:
+                t.join()
+            self._pool.background.shutdown(wait=True)  # retired containers are removed before we return
+        if self._backend is not None:
+            self._backend.close()
+
+    def interrupt(self, timeout: float = 60.0) -> None:
+        """After Ctrl-C: cancel what is queued and let what is running finish (their futures complete).
+        What is submitted afterwards is stopped at once."""
+        with self._lock:
+            self._interrupted = True
+        self._cancel_queued()
+        if self._pool is not None:
+            self._pool.stop.set()
+        for _ in self._threads:
+            self._queue.put(_STOP)
+        for t in self._threads:
+            t.join(timeout)
+
+    # -- submitting ----------------------------------------------------------------------------
+    def submit_job(self, job: Job) -> "concurrent.futures.Future[ResultRow]":
+        """Queue one Job (a problem and a sample). Thread-safe."""
+        if self._pool is None:
+            self.start()
+        if self._fatal is not None:
+            raise self._fatal
+        if self._closed:
+            raise HarnessError("this Evaluator is closed")
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        with self._lock:   # against interrupt(): a job queued after it would wait for a worker that is gone
+            if self._interrupted:
+                future.set_exception(Stopped("the evaluator was interrupted before this job ran"))
+            else:
+                self._queue.put((job, future))
+        return future
+
+    # -- workers -------------------------------------------------------------------------------
+    def _cancel_queued(self) -> None:
+        try:
+            while True:
+                item = self._queue.get_nowait()
+                if item is _STOP:
+                    self._queue.put(_STOP)
+                    return
+                item[1].cancel()
+        except queue.Empty:
+            pass
+
+    def _worker(self) -> None:
+        lane = Lane(self._backend, self._pool.background)
+        lane.prepare_next()   # the container starts now, not when the first job comes
+        try:
+            while True:
+                item = self._queue.get()
+                if item is _STOP:
+                    return
+                job, future = item
+                if not future.set_running_or_notify_cancel():
+                    continue
+                if self._fatal is not None:
+                    future.set_exception(self._fatal)
+                    continue
+                try:
+                    row = self._pool.run_one(job, lane)
+                except BaseException as e:  # the sandbox cannot go on: every later job fails with it
+                    self._fatal = self._fatal or e
+                    future.set_exception(e)
+                    self._cancel_queued()
+                    continue
+                if row is None:
+                    future.set_exception(Stopped("stopped before it ran"))
+                else:
+                    future.set_result(row)
+        finally:
+            lane.close()

@@ -1,0 +1,473 @@
+"""The Docker backend: hardened containers, each running passk's supervisor.
+
+A session is one container. Jobs go to the supervisor and results come back as lines over one socket,
+so a candidate costs no Docker API round trip of its own: a unix socket the host listens on, bind-mounted
+into that container alone (transport "socket"; nothing of Docker's on the path), or the supervisor's
+stdin and stdout over Docker's attach stream (transport "attach": remote engines, gVisor)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import shutil
+import socket
+import struct
+import tempfile
+import threading
+import time
+
+from harness.inputs.config import Limits, SandboxSettings
+from harness.core.constants import (HOST_SOCKET_ENV, TESTER_MEMORY_ENV, LABEL_MANAGED, LABEL_OWNER_HOST,
+                                    LABEL_OWNER_PID, LABEL_RUN, PROTOCOL_VERSION)
+from harness.core.errors import HarnessError, InputError, SandboxUnavailableError
+from harness.execution.sandbox.base import Backend, Session, register_backend
+from harness.execution.sandbox.images import ensure_image, ensure_language_image
+
+# What the supervisor needs and nothing more: chown/chmod of per-job directories, removing what
+# candidates left (DAC_OVERRIDE, FOWNER), dropping to the candidate and tester users, killing them.
+CAPABILITIES = ["CHOWN", "DAC_OVERRIDE", "FOWNER", "KILL", "SETUID", "SETGID"]
+PIDS_OVERHEAD = 16          # tini, supervisor, forkserver, leader, tester, killer
+RUNSC_PIDS_BACKSTOP = 8192  # gVisor's ptrace platform keeps host stub processes per guest process
+READY_TIMEOUT_S = 60.0
+CONTAINER_SOCKET_DIR = "/run/passk"     # where a container sees its host socket's directory (read-only)
+RESULT_GRACE_S = 90.0       # beyond the candidate's timeout before the session is declared dead
+
+
+def _docker_module():
+    try:
+        import docker
+    except ImportError as e:  # pragma: no cover - docker is a hard dependency
+        raise HarnessError(f"the Docker SDK for Python is not installed ({e})") from None
+    return docker
+
+
+def connect():
+    docker = _docker_module()
+    try:
+        client = docker.from_env(timeout=120)
+        client.ping()
+    except Exception as e:
+        raise HarnessError(f"no Docker engine answers ({type(e).__name__}: {e}); "
+                           "`passk doctor` says what is missing and how to fix it") from None
+    return client
+
+
+def container_pids(limits: Limits, settings: SandboxSettings) -> int:
+    """Under runc the cgroup pids limit is the candidate's process limit. Under gVisor the cgroup also
+    counts the sandbox kernel's own host threads (one per guest thread with the ptrace platform), so it
+    is only a backstop there and the candidate's limit is RLIMIT_NPROC inside the sandbox kernel,
+    where uids are private to the container."""
+    if settings.runtime == "runc":
+        return int(limits.pids) + PIDS_OVERHEAD
+    return RUNSC_PIDS_BACKSTOP
+
+
+# Under gVisor the host's cgroup limit is above what the supervisor lets the sandbox hold by this much: the
+# forkserver reads the sandbox's memory every few milliseconds and stops a candidate that passes the lower
+# figure, before the host's OOM killer would take the whole sandbox (and every candidate in it) down.
+RUNSC_MEMORY_HEADROOM_MB = 256
+
+
+def _language_commands(settings: SandboxSettings) -> dict:
+    from harness.inputs.languages import LANGUAGES, commands, uses_pch, uses_server
+    out = commands(settings.language, settings.commands)
+    if uses_server(settings.language, settings.commands):
+        out["compile_server"] = list(LANGUAGES[settings.language].server)
+    if uses_pch(settings.language, settings.commands):
+        header, args = LANGUAGES[settings.language].pch
+        out["precompiled_header"] = {"when_included": header, "compile_args": list(args)}
+    return out
+
+
+def resolve_image(client, settings: SandboxSettings) -> dict:
+    """The image the settings run candidates in (`image` as given, or passk's, and the language's on it),
+    built if missing: {image, image_id, source_sha256, base_image, ...}."""
+    if settings.image:
+        docker = _docker_module()
+        try:
+            img = client.images.get(settings.image)
+        except docker.errors.ImageNotFound:
+            raise InputError(f"image {settings.image!r} is not on this machine") from None
+        return {"image": settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
+    image = ensure_image(client, settings.base_image)
+    if is_native(settings):
+        image = ensure_language_image(client, image, settings.language)
+    else:
+        from harness.inputs import environments
+        env = environments.load(settings.environment)
+        if env is not None:
+            image = environments.ensure_image(client, image, env)
+    return image
+
+
+def is_native(settings: SandboxSettings) -> bool:
+    """Whether the run's candidates are in another language than Python (compiled or run by a toolchain)."""
+    return settings.language not in (None, "python")
+
+
+def sandbox_memory_mb(limits: Limits, settings: SandboxSettings) -> int:
+    """What the processes of a container may hold together: Python's candidate and test process, or
+    another language's compile step or program (beside which a compile server keeps what it may hold
+    between jobs, so that the program's own limit is all its own)."""
+    if not is_native(settings):
+        return limits.container_memory_mb
+    from harness.inputs.languages import LANGUAGES, uses_server
+    server = uses_server(settings.language, settings.commands)
+    return limits.native_container_memory_mb(LANGUAGES[settings.language].server_keep_mb if server else 0)
+
+
+def container_memory(limits: Limits, settings: SandboxSettings) -> int:
+    """The container's cgroup memory limit (a Python candidate's own limit is RLIMIT_AS, another language's
+    the supervisor's watch of the cgroup; this bounds what it holds outside them). Under gVisor the sandbox
+    kernel's copies of forked processes count too: a fork bomb at the process limit must not take the
+    container down, so there is room for each allowed process, and the headroom above the sandbox's own
+    memory watch."""
+    if settings.runtime == "runc":
+        return sandbox_memory_mb(limits, settings)
+    return sandbox_memory_mb(limits, settings) + 8 * int(limits.pids) + RUNSC_MEMORY_HEADROOM_MB
+
+
+def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
+    """The per-candidate limits the supervisor applies inside the container. Another language's program
+    and its compile step have their memory watched in the container's cgroup (job_memory_kb): the JVM, Go
+    and V8 reserve address space far beyond what they use and do not start under a small RLIMIT_AS."""
+    runc = settings.runtime == "runc"
+    out = {**limits.for_supervisor(), "nproc": None if runc else int(limits.pids),
+           "memory_watch_kb": None if runc else sandbox_memory_mb(limits, settings) * 1024}
+    if is_native(settings):
+        out["job_memory_kb"] = int(limits.memory_mb) * 1024
+    return out
+
+
+def compile_limits(limits: Limits, settings: SandboxSettings) -> dict:
+    """The compile step's limits: its own wall clock and memory; output, files and processes as the run's."""
+    import math
+    return {**supervisor_limits(limits, settings), "timeout_s": float(limits.compile_timeout_s),
+            "cpu_time_s": math.ceil(limits.compile_timeout_s) + 1, "job_memory_kb": int(limits.compile_memory_mb) * 1024}
+
+
+# System V IPC objects outlive the process that made them and their memory is charged to the container:
+# the IPC namespace's own limits keep what a candidate can leave small (runc applies them; gVisor ignores
+# them, and there the supervisor's memory watch replaces a container that a job left holding memory).
+IPC_SYSCTLS = {
+    "kernel.shmmax": str(16 << 20),   # bytes per shared memory segment
+    "kernel.shmall": str(8192),       # pages of shared memory in all (32 MiB)
+    "kernel.shmmni": "64",            # segments
+    "kernel.msgmni": "16",            # message queues (16 KiB each by default)
+    "kernel.sem": "250 4096 100 64",  # per set, in all, per call, sets
+}
+
+
+def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
+    docker = _docker_module()
+    # No file can outgrow /tmp, the only place a candidate writes; the hard limit must still let the
+    # forkserver set the candidate's own file size limit when that is the larger (a small /tmp).
+    fsize_bytes = max(int(limits.tmpfs_mb) * 1024 * 1024, int(limits.file_size_bytes))
+    return client.api.create_host_config(
+        network_mode="none",
+        read_only=True,
+        # Another language's compiled program runs from its job's directory in /tmp: exec there (Docker's
+        # default for a tmpfs is noexec).
+        tmpfs={"/tmp": f"rw,nosuid,nodev,{'exec,' if is_native(settings) else ''}size={int(limits.tmpfs_mb)}m,mode=1777"},
+        shm_size="4m",
+        cap_drop=["ALL"],
+        cap_add=CAPABILITIES,
+        security_opt=["no-new-privileges"],
+        pids_limit=container_pids(limits, settings),
+        mem_limit=f"{container_memory(limits, settings)}m",
+        memswap_limit=f"{container_memory(limits, settings)}m",
+        nano_cpus=int(float(limits.cpus) * 1e9),
+        ulimits=[docker.types.Ulimit(name="nofile", soft=1024, hard=1024),
+                 docker.types.Ulimit(name="fsize", soft=fsize_bytes, hard=fsize_bytes)],
+        runtime=None if settings.runtime == "runc" else settings.runtime,
+        init=True,
+        ipc_mode="private",
+        sysctls=IPC_SYSCTLS,
+    )
+
+
+def _local_engine(client) -> bool:
+    """Whether the engine runs on this machine (a unix socket): only then can it bind-mount a host path."""
+    return str(getattr(client.api, "base_url", "")).startswith("http+docker://")
+
+
+def choose_transport(settings: SandboxSettings, client) -> str:
+    """The transport a run uses: "socket" needs a local engine and a runtime that lets a container connect
+    to a host socket (runc; gVisor only with --host-uds=open, which passk does not ask of it)."""
+    if settings.transport != "auto":
+        if settings.transport == "socket" and not _local_engine(client):
+            raise InputError("transport socket needs a Docker engine on this machine (a unix socket); "
+                             "use transport attach for a remote engine")
+        return settings.transport
+    return "socket" if settings.runtime == "runc" and _local_engine(client) else "attach"
+
+
+class _SocketChannel:
+    """Lines over the unix socket the supervisor connected to (no framing of Docker's)."""
+
+    def __init__(self, sock):
+        self.sock = getattr(sock, "_sock", sock)
+        self.buf = b""
+        self.lines: list[bytes] = []
+        self.stderr_tail = b""
+
+    def send_line(self, data: bytes) -> None:
+        self.sock.settimeout(30)
+        self.sock.sendall(data + b"\n")
+
+    def _recv(self, deadline: float) -> bytes:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise socket.timeout("deadline passed")
+        self.sock.settimeout(remaining)
+        chunk = self.sock.recv(1 << 16)
+        if not chunk:
+            raise EOFError("the container's stream closed")
+        return chunk
+
+    def read_line(self, deadline: float) -> bytes:
+        while not self.lines:
+            *complete, self.buf = (self.buf + self._recv(deadline)).split(b"\n")
+            self.lines.extend(complete)
+        return self.lines.pop(0)
+
+    def close(self):
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class _Channel(_SocketChannel):
+    """Line-oriented view of an attached, multiplexed (non-TTY) container stream."""
+
+    def __init__(self, sock):
+        super().__init__(sock)
+        self.partial = b""
+
+    def read_line(self, deadline: float) -> bytes:
+        while not self.lines:
+            while len(self.buf) < 8:
+                self.buf += self._recv(deadline)
+            stream, size = self.buf[0], struct.unpack(">I", self.buf[4:8])[0]
+            while len(self.buf) < 8 + size:
+                self.buf += self._recv(deadline)
+            payload, self.buf = self.buf[8:8 + size], self.buf[8 + size:]
+            if stream == 2:
+                self.stderr_tail = (self.stderr_tail + payload)[-4096:]
+                continue
+            data = self.partial + payload
+            *complete, self.partial = data.split(b"\n")
+            self.lines.extend(complete)
+        return self.lines.pop(0)
+
+
+class DockerSession(Session):
+    def __init__(self, backend: "DockerBackend"):
+        self.backend = backend
+        self.container_id: str | None = None
+        self.channel: _Channel | None = None
+        self.python_version: str | None = None
+        self.jobs_run = 0
+
+    def start(self) -> None:
+        b = self.backend
+        api = b.client.api
+        listener = sock_dir = None
+        try:
+            config, env = b.host_config, {}
+            if not is_native(b.settings):   # the tester starts with the container (a language's has none)
+                env[TESTER_MEMORY_ENV] = str(int(b.limits.memory_mb))
+            if b.transport == "socket":
+                # Owner-only (root) directory and socket, for this container alone; the listener takes one
+                # connection, the supervisor's, before any candidate exists, and is closed at once.
+                sock_dir = tempfile.mkdtemp(prefix="passk-sock-")
+                path = os.path.join(sock_dir, "s")
+                listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                listener.bind(path)
+                os.chmod(path, 0o600)
+                listener.listen(1)
+                config = dict(config, Binds=[f"{sock_dir}:{CONTAINER_SOCKET_DIR}:ro"])
+                env[HOST_SOCKET_ENV] = f"{CONTAINER_SOCKET_DIR}/s"
+            created = api.create_container(
+                b.facts["image"], stdin_open=b.transport == "attach", tty=False, user="0",
+                name=f"passk-{b.run_id[:8]}-{next(b.counter)}", environment=env,
+                labels=b.labels, host_config=config)
+            self.container_id = created["Id"]
+            b.track(self.container_id)
+            if listener is None:
+                sock = api.attach_socket(self.container_id,
+                                         params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+                self.channel = _Channel(sock)
+                api.start(self.container_id)
+            else:
+                api.start(self.container_id)
+                listener.settimeout(READY_TIMEOUT_S)
+                conn, _ = listener.accept()
+                self.channel = _SocketChannel(conn)
+            hello = json.loads(self.channel.read_line(time.monotonic() + READY_TIMEOUT_S))
+        except Exception as e:
+            detail = self._why(e)
+            self.stop()
+            raise SandboxUnavailableError(f"container did not start: {detail}") from None
+        finally:
+            if listener is not None:
+                listener.close()
+            if sock_dir is not None:
+                shutil.rmtree(sock_dir, ignore_errors=True)
+        if hello.get("event") != "ready":
+            self.stop()
+            raise SandboxUnavailableError(f"container sent {hello!r} instead of ready")
+        if hello.get("protocol") != PROTOCOL_VERSION:
+            self.stop()
+            raise HarnessError(f"image {b.facts['image']} speaks protocol {hello.get('protocol')}, this passk "
+                               f"{PROTOCOL_VERSION}: rebuild it (passk images build --rebuild) or use passk's own image")
+        self.python_version = hello.get("python")
+        b.facts.setdefault("image_python", self.python_version)
+        if isinstance(hello.get("toolchain"), dict):
+            b.facts.setdefault("toolchain", {str(k): str(v)[:200] for k, v in hello["toolchain"].items()})
+
+    def _why(self, e: Exception) -> str:
+        text = f"{type(e).__name__}: {e}"
+        tail = self.channel.stderr_tail if self.channel is not None else b""
+        if not tail and self.container_id is not None and self.backend.transport == "socket":
+            try:   # nothing is attached: the engine kept what the supervisor wrote
+                tail = self.backend.client.api.logs(self.container_id, stdout=False, stderr=True, tail=20)
+            except Exception:
+                tail = b""
+        if tail:
+            text += " | supervisor stderr: " + tail.decode("utf-8", "replace")[-500:]
+        return text
+
+    def run(self, job: dict, line: bytes | None = None) -> dict:
+        if self.channel is None:
+            raise SandboxUnavailableError("session not started")
+        limits = job["limits"]
+        # the job's own worst case (jobs.host_wait_s) where the header says it, else its wall clock
+        deadline = time.monotonic() + float(limits.get("host_wait_s", limits["timeout_s"])) + RESULT_GRACE_S
+        try:
+            self.channel.send_line(line if line is not None else json.dumps(job).encode())
+            while True:
+                msg = json.loads(self.channel.read_line(deadline))
+                if msg.get("event") == "result" and msg.get("id") == job["id"]:
+                    break
+                if msg.get("event") == "fault":
+                    raise SandboxUnavailableError(f"supervisor fault: {msg.get('detail')}")
+        except SandboxUnavailableError:
+            raise
+        except Exception as e:
+            raise SandboxUnavailableError(f"lost the container during a job: {self._why(e)}") from None
+        self.jobs_run += 1
+        return msg
+
+    def stop(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        if self.container_id is not None:
+            self.backend.remove(self.container_id)
+            self.container_id = None
+
+
+@register_backend("docker")
+class DockerBackend(Backend):
+    name = "docker"
+
+    def __init__(self, run_id: str, limits: Limits, settings: SandboxSettings):
+        self.run_id = run_id
+        self.limits = limits
+        self.settings = settings
+        self.client = connect()
+        self.counter = itertools.count(1)
+        self.labels = {LABEL_MANAGED: "1", LABEL_RUN: run_id,
+                       LABEL_OWNER_PID: str(os.getpid()), LABEL_OWNER_HOST: socket.gethostname()}
+        self._live: set[str] = set()
+        self._lock = threading.Lock()
+        self.facts: dict = {}
+        self.host_config = None
+        self.transport = "attach"
+
+    def prepare(self) -> dict:
+        info = self.client.info()
+        runtimes = set((info.get("Runtimes") or {}).keys())
+        if self.settings.runtime != "runc" and self.settings.runtime not in runtimes:
+            raise InputError(f"runtime {self.settings.runtime!r} is not registered with the Docker engine "
+                             f"(it has: {', '.join(sorted(runtimes))}); see scripts/ensure_docker.sh")
+        swept = sweep(self.client)
+        image = resolve_image(self.client, self.settings)
+        self.transport = choose_transport(self.settings, self.client)
+        self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
+                      "transport": self.transport, "language": self.settings.language or "python",
+                      **({"commands": _language_commands(self.settings)} if is_native(self.settings) else {}),
+                      "memory_enforced": ("cgroup watch (the container's memory.stat, every 5 ms) and the container's limit"
+                                          if is_native(self.settings) else "RLIMIT_AS, and the container's limit"),
+                      "docker_server_version": self.client.version().get("Version"),
+                      "container_pids": container_pids(self.limits, self.settings),
+                      "container_memory_mb": container_memory(self.limits, self.settings),
+                      "swept_containers": swept}
+        self.host_config = host_config(self.client, self.limits, self.settings)
+        return self.facts
+
+    def supervisor_limits(self, limits: Limits) -> dict:
+        return supervisor_limits(limits, self.settings)
+
+    def compile_limits(self, limits: Limits) -> dict:
+        return compile_limits(limits, self.settings)
+
+    def open_session(self) -> DockerSession:
+        return DockerSession(self)
+
+    def healthy(self) -> bool:
+        try:
+            return bool(self.client.ping())
+        except Exception:
+            return False
+
+    def track(self, cid: str) -> None:
+        with self._lock:
+            self._live.add(cid)
+
+    def remove(self, cid: str) -> None:
+        try:
+            self.client.api.remove_container(cid, force=True)
+        except Exception:
+            pass  # already gone, or the engine is down: swept at the start of the next run
+        with self._lock:
+            self._live.discard(cid)
+
+    def close(self) -> None:
+        with self._lock:
+            live = list(self._live)
+        for cid in live:
+            self.remove(cid)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep(client) -> int:
+    """Remove passk containers left by runs on this host whose process is gone."""
+    host = socket.gethostname()
+    removed = 0
+    for c in client.containers.list(all=True, filters={"label": LABEL_MANAGED}):
+        labels = c.labels or {}
+        try:
+            owner = int(labels.get(LABEL_OWNER_PID, "0"))
+        except ValueError:
+            owner = 0
+        if labels.get(LABEL_OWNER_HOST) == host and owner and _pid_alive(owner):
+            continue
+        try:
+            c.remove(force=True)
+            removed += 1
+        except Exception:
+            pass
+    return removed

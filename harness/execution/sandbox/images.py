@@ -1,0 +1,119 @@
+"""passk's sandbox image: built from containers/ on top of a base image that has python3.
+
+The tag carries a hash of the Dockerfile, the supervisor and the base image name, so a changed
+supervisor is never run from a stale image."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.core.constants import DEFAULT_BASE_IMAGE, IMAGE_REPOSITORY, LABEL_SOURCE_HASH
+from harness.core.errors import HarnessError, InputError
+from harness.core.paths import containers_dir
+
+# What goes into the image (its tag hashes every file of these, by path and content): the Dockerfile, the
+# entry point and the in-container package. Not the offline base-image script or the package marker.
+IMAGE_SOURCES = ("Dockerfile", "start.py", "box")
+
+
+def image_files(root: Path) -> list[Path]:
+    files = []
+    for name in IMAGE_SOURCES:
+        path = root / name
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        else:
+            files.append(path)
+    return files
+
+
+def source_hash(base_image: str) -> str:
+    h = hashlib.sha256(base_image.encode() + b"\0")
+    d = containers_dir()
+    for path in image_files(d):
+        h.update(path.relative_to(d).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def image_tag(base_image: str) -> str:
+    return f"{IMAGE_REPOSITORY}:{source_hash(base_image)[:12]}"
+
+
+def _bootstrap_base(client, base_image: str) -> None:
+    script = containers_dir() / "bootstrap_base_image.sh"
+    if base_image != DEFAULT_BASE_IMAGE or not script.exists():
+        raise InputError(f"base image {base_image!r} is not on this machine and cannot be pulled; pull it "
+                         f"where a registry answers, or use the offline base: --base-image {DEFAULT_BASE_IMAGE}")
+    print(f"passk: building the offline base image {base_image} (debootstrap; a few minutes, once)", file=sys.stderr)
+    proc = subprocess.run(["bash", str(script), base_image])
+    if proc.returncode != 0:
+        raise HarnessError(f"{script} failed with exit code {proc.returncode}")
+
+
+def ensure_image(client, base_image: str = DEFAULT_BASE_IMAGE, rebuild: bool = False) -> dict:
+    """Build passk's image if it is missing. Returns {image, image_id, source_sha256, base_image}."""
+    import docker.errors
+
+    tag = image_tag(base_image)
+    digest = source_hash(base_image)
+    if not rebuild:
+        try:
+            img = client.images.get(tag)
+            return {"image": tag, "image_id": img.id, "source_sha256": digest, "base_image": base_image}
+        except docker.errors.ImageNotFound:
+            pass
+    try:
+        client.images.get(base_image)
+    except docker.errors.ImageNotFound:
+        try:
+            client.images.pull(base_image)
+        except docker.errors.APIError:
+            _bootstrap_base(client, base_image)
+    print(f"passk: building image {tag} from {containers_dir()}", file=sys.stderr)
+    try:
+        img, _ = client.images.build(path=str(containers_dir()), tag=tag, buildargs={"BASE_IMAGE": base_image},
+                                     labels={LABEL_SOURCE_HASH: digest}, rm=True, pull=False)
+    except docker.errors.BuildError as e:
+        tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
+        raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
+    return {"image": tag, "image_id": img.id, "source_sha256": digest, "base_image": base_image}
+
+
+def language_tag(sandbox: dict, language: str) -> tuple[str, str]:
+    """(tag, source digest) of a language's image: passk's image plus containers/languages/<language>/ (every
+    file of it)."""
+    folder = containers_dir() / "languages" / language
+    if not (folder / "Dockerfile").is_file():
+        raise HarnessError(f"passk has no image for language {language!r} (no {folder / 'Dockerfile'})")
+    h = hashlib.sha256(f"{sandbox['image_id']}\0{language}\0".encode())
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return f"passk-{language}:{h.hexdigest()[:12]}", h.hexdigest()
+
+
+def ensure_language_image(client, sandbox: dict, language: str, rebuild: bool = False) -> dict:
+    """Build a language's image (Debian's toolchain on passk's image) if it is missing. Returns the same
+    facts as ensure_image, for the language's image, and the sandbox image it was built on."""
+    import docker.errors
+
+    tag, digest = language_tag(sandbox, language)
+    facts = {"image": tag, "source_sha256": digest, "base_image": sandbox["base_image"],
+             "sandbox_image": sandbox["image"], "sandbox_image_id": sandbox["image_id"]}
+    if not rebuild:
+        try:
+            return {**facts, "image_id": client.images.get(tag).id}
+        except docker.errors.ImageNotFound:
+            pass
+    path = containers_dir() / "languages" / language
+    print(f"passk: building image {tag} (the {language} toolchain, from Debian's packages; minutes, once)",
+          file=sys.stderr)
+    try:
+        img, _ = client.images.build(path=str(path), tag=tag, buildargs={"SANDBOX_IMAGE": sandbox["image"]},
+                                     labels={LABEL_SOURCE_HASH: digest}, rm=True, pull=False)
+    except docker.errors.BuildError as e:
+        tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
+        raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
+    return {**facts, "image_id": img.id}

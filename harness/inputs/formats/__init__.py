@@ -1,0 +1,66 @@
+"""Problem file formats: one module each, registered here by name. A format says whether it recognises a
+file's first record (`detect`) and turns the records into Problems (`load`). The file's fields choose
+the format unless it is forced (`--format NAME`, `problems_format:` in YAML); a file no format
+recognises exits 2 naming the fields it has and the formats passk knows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.core.errors import InputError
+from harness.inputs.formats import competitive, evalplus, humaneval, mbpp, multipl_e, native, unittests  # noqa: F401 (they register)
+from harness.inputs.formats.base import _FORMATS, Format
+from harness.core.jsonl import iter_jsonl, read_json
+from harness.inputs.problem import Problem
+
+
+def formats() -> dict[str, Format]:
+    """Every format passk knows, by name (each module imported above registered its own)."""
+    return dict(_FORMATS)
+
+
+def read_records(path: Path) -> list[tuple[str, dict]]:
+    """[(where, record)] of a JSON Lines file (.jsonl, .jsonl.gz) or a JSON array (.json, .json.gz)."""
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    if name.endswith(".json"):
+        data = read_json(path)
+        if isinstance(data, dict):
+            data = [data]
+        if not isinstance(data, list) or not data:
+            raise InputError(f"{path}: expected a JSON array of problems")
+        out = []
+        for i, obj in enumerate(data):
+            if not isinstance(obj, dict):
+                raise InputError(f"{path}: item {i}: expected a JSON object, got {type(obj).__name__}")
+            out.append((f"{path}: item {i}", obj))
+        return out
+    return [(f"{path}:{lineno}", obj) for lineno, obj in iter_jsonl(path, "problem file")]
+
+
+def load(path: Path, name: str | None = None) -> dict[str, Problem]:
+    known = formats()
+    if path.is_dir():
+        fmt = known["native"]
+        if name not in (None, "native"):
+            raise InputError(f"{path}: a directory is a problem set in passk's own layout (format native), not {name!r}")
+        return fmt.load(path, [])
+    records = read_records(path)
+    if name is not None:
+        if name not in known:
+            raise InputError(f"unknown problem format {name!r}; known: {', '.join(sorted(known))}")
+        fmt = known[name]
+    else:
+        first = records[0][1]
+        fmt = next((f for f in known.values() if f.detect(first)), None)
+        if fmt is None:
+            raise InputError(f"{records[0][0]}: no problem format has these fields ({', '.join(sorted(first))}); "
+                             f"known formats: " + "; ".join(f"{f.name} ({f.fields})" for f in known.values())
+                             + "; force one with --format")
+    problems = fmt.load(path, records)
+    if not problems:
+        raise InputError(f"{path}: no problems")
+    return problems
+
+

@@ -1,0 +1,79 @@
+"""Loading problems, whatever file they came from: each file format is read by a module of
+harness/inputs/formats/; load_problems picks it from the file's fields, or by name. What a problem is:
+problem.py."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from harness.core.errors import InputError
+from harness.inputs import languages
+from harness.inputs.formats import formats, load, read_records
+from harness.inputs.problem import Problem
+from harness.core.jsonl import iter_jsonl
+
+
+def load_problems(path: str | Path, fmt: str | None = None, channel: str | None = None) -> dict[str, Problem]:
+    """Problems in file order, keyed by task id. `fmt` forces a format (else it is read from the fields);
+    `channel` forces the verdict channel of every problem whose tests can run there (proxy or in_process:
+    an io problem stays io, another language's stays in_process, an EvalPlus one proxy)."""
+    problems = load(Path(path), fmt)
+    if channel and channel != "auto":
+        if channel not in ("proxy", "in_process"):
+            raise InputError(f"channel must be auto, proxy or in_process, got {channel!r}")
+        # an io problem stays io, another language's in_process, EvalPlus's differential tests proxy (their
+        # comparison must run where the candidate cannot reach it)
+        problems = {t: (replace(p, channel=channel) if p.channel != "io" and p.language == "python"
+                        and p.runner not in ("evalplus", "bigcodebench") else p)
+                    for t, p in problems.items()}
+    return problems
+
+
+def problems_language(problems: dict) -> str:
+    """The one language of a problem set (a run has one image): refused (exit 2) when they mix."""
+    found = {p.language for p in problems.values()}
+    if len(found) > 1:
+        raise InputError("the problems are in several languages (" + ", ".join(sorted(found)) + "): one run "
+                         "runs one language; split the file")
+    return found.pop() if found else "python"
+
+
+def _first_record(path: Path) -> dict | None:
+    """A problem file's first record, read before the whole file is (a large JSON Lines file is read once,
+    by the full load); None where it cannot be read (the full load says what is wrong with it)."""
+    try:
+        name = path.name[:-3] if path.name.endswith(".gz") else path.name
+        if name.endswith(".json"):
+            records = read_records(path)
+            return records[0][1] if records else None
+        first = next(iter_jsonl(path, "problem file"), None)
+        return first[1] if first else None
+    except InputError:
+        return None
+
+
+def peek_format(path, fmt: str | None = None) -> str | None:
+    """The format of a problem file, from its first record (or as forced); None where it cannot be told
+    (the full load says why)."""
+    path = Path(path)
+    if fmt is not None or path.is_dir():
+        return fmt or "native"
+    first = _first_record(path)
+    if first is None:
+        return None
+    return next((f.name for f in formats().values() if f.detect(first)), None)
+
+
+def peek_language(path, fmt: str | None = None) -> str:
+    """The language of a problem file's first record, read before the whole file is (so that the language's
+    image can start while the inputs load); "python" when the file does not say."""
+    path = Path(path)
+    if path.is_dir() or fmt not in (None, "multipl-e"):
+        return "python"
+    first = _first_record(path)
+    value = first.get("language") if first else None
+    try:
+        return languages.canonical(value) if isinstance(value, str) else "python"
+    except InputError:
+        return "python"
