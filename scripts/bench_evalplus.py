@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from evalplus_peer import DEFAULT_PYTHON, passk_rows, run_evalplus  # noqa: E402
 from humaneval_samples import mutate  # noqa: E402
+import figures  # noqa: E402
 
 
 def samples_for(problems_file: Path, kind: str, out: Path, seed: int = 7) -> Path:
@@ -82,6 +83,7 @@ def main() -> int:
     ap.add_argument("--sets", default="canonical,mixed")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="passk's workers (its default)")
     ap.add_argument("--evalplus-python", default=DEFAULT_PYTHON)
+    ap.add_argument("--write-docs", action="store_true", help="also write docs/figures/evalplus.md")
     args = ap.parse_args()
     work = args.work
     work.mkdir(parents=True, exist_ok=True)
@@ -94,6 +96,7 @@ def main() -> int:
     columns = [(ep_default, False), (args.workers, False), (args.workers, True)]
     print(f"{'set':>9} {'cache':>5} {'round':>5}  {'passk s':>8}  " + "  ".join(
         f"{'EvalPlus P=' + str(p) + (' no wait' if w else ''):>20} {'ratio':>6}" for p, w in columns))
+    table, agreements = [], []
     for kind in args.sets.split(","):
         samples = samples_for(problems, kind, work / f"samples-{kind}.jsonl")
         for r in range(args.rounds):
@@ -113,7 +116,19 @@ def main() -> int:
                     times.append(seconds)
                 print(f"{kind:>9} {cache:>5} {r + 1:>5}  {t_passk:>8.1f}  " + "  ".join(
                     f"{t:>20.1f} {t / t_passk:>5.2f}x" for t in times))
+                table.append([kind, cache, r + 1, f"{t_passk:.1f}", *(f"{t:.1f} ({t / t_passk:.2f}×)" for t in times)])
+        agreements.append(f"{kind}: {agreement(ep, run)}")
         print(f"{'':>9} agreement with EvalPlus on {kind}: {agreement(ep, run)}")
+    if args.write_docs:
+        header = ["set", "cache", "round", "passk s", *(f"EvalPlus --parallel {p}" + (", without its 20 s wait" if w else "")
+                                                      + " s (× passk's time)" for p, w in columns)]
+        figures.write("evalplus", figures.table(header, table) + (
+            f"\n\nThe whole command, timed from start to exit, on a HumanEval+-format file made from HumanEval by "
+            f"scripts/humanevalplus_derived.py (164 tasks, ~1,000 plus inputs each), one sample per task; passk "
+            f"--workers {args.workers} (its default, the CPU count). cold: empty caches, so each runs the ground truth "
+            "first; warm: the second run, each reusing its cached ground truth. canonical: every task's canonical "
+            "solution (all inputs run); mixed: per task the canonical solution or a mutant of it. Verdicts the same as "
+            "EvalPlus's, per sample: " + "; ".join(agreements) + "."))
     return 0
 
 

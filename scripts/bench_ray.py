@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.inputs.config import Limits, RunConfig, SandboxSettings  # noqa: E402
 from harness.run.runner import evaluate  # noqa: E402
+from scripts import figures  # noqa: E402
 
 HUMANEVAL = ROOT.parent / "shared" / "data" / "HumanEval.jsonl.gz"
 NODE_ARGS = {"num_cpus": 1, "object_store_memory": 80 << 20}
@@ -104,6 +105,16 @@ def overhead(args, tmp: Path) -> None:
     ratios = [lw / rw for (lw, _, _), (rw, _, _) in zip(results["local"], results["ray"])]
     print(f"best local {n / best['local']:.1f} cand/s, best ray {n / best['ray']:.1f} cand/s; ray/local per round: "
           f"{', '.join(f'{x:.2f}' for x in ratios)} (median {sorted(ratios)[len(ratios) // 2]:.2f})")
+    if args.write_docs:
+        rows = [[r + 1, mode, f"{ran / wall:.1f}", f"{wall:.1f}", f"{1000 * cpu / ran:.2f}"]
+                for r in range(args.rounds) for mode in ("local", "ray")
+                for wall, cpu, ran in [results[mode][r]]]
+        figures.write("ray", figures.table(["round", "executor", "cand/s", "seconds", "driver CPU ms per row"], rows)
+                      + f"\n\n{n} candidates (HumanEval's canonical solutions ×{args.repeat}), 2 workers, runc pooled; "
+                      "Ray: a local cluster of one node, started before the clock (connecting, the node's actor and "
+                      "its warm containers are timed, as a local run's start is). Throughput through Ray / local, "
+                      f"per round: {', '.join(f'{x:.2f}' for x in ratios)} (median "
+                      f"**{sorted(ratios)[len(ratios) // 2]:.2f}**).")
 
 
 def node_kill(args, tmp: Path) -> None:
@@ -190,6 +201,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--copies", type=int, default=5)
     ap.add_argument("--after", type=int, default=200)
+    ap.add_argument("--write-docs", action="store_true", help="overhead: also write docs/figures/ray.md")
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="passk-bench-ray-"))
     {"overhead": overhead, "node-kill": node_kill, "compare": compare}[args.what](args, tmp)
