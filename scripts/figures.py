@@ -39,6 +39,15 @@ def commit() -> str:
     return (rev.stdout.strip() or "unknown") + (" with uncommitted changes to harness/ or containers/" if dirty else "")
 
 
+def median(values):
+    """The median of the values that are not None (the mean of the middle two of an even count); None if none."""
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    return values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+
+
 def table(header: list[str], rows: list[list]) -> str:
     def cell(v) -> str:
         return str(v).replace("|", "\\|").replace("\n", " ")
