@@ -6,4 +6,12 @@ bash scripts/setup.sh
 # The language images (Debian's toolchains on passk's image: a few minutes the first time, then cached)
 base="${PASSK_BASE_IMAGE:-passk-base:bookworm}"
 passk images build --base-image "$base" --language all >&2
+# The reference docs: a broken link, anchor or include, or a page left out of the nav, fails here
+site="$(mktemp -d)"
+if ! python3 -m mkdocs build --strict --site-dir "$site/html" > "$site/log" 2>&1; then
+  grep -v "^INFO" "$site/log" >&2
+  echo "[test] the docs do not build (mkdocs build --strict)" >&2
+  exit 1
+fi
+rm -rf "$site"
 python3 -m pytest -q -p no:cacheprovider "$@"
