@@ -5,7 +5,9 @@ import concurrent.futures
 
 import pytest
 
-from harness import Evaluator, InputError, Limits, Problem, score_counts
+from harness import Evaluator, HarnessError, InputError, Limits, Problem, SandboxSettings, score_counts
+from harness.execution.dispatch import make_executor
+from harness.execution.jobs import Job
 
 ADD = Problem("add/0", "def add(a, b):\n", "def check(candidate):\n    assert candidate(1, 2) == 3\n", "add")
 RIGHT = "def add(a, b):\n    return a + b\n"
@@ -74,3 +76,14 @@ def test_scoring_plain_counts():
     assert score["pass_at_k_exact"] == {"1": "3/20", "5": "11/24"}
     assert "needs n ≥ 20" in score["omitted_k"]["20"]
     assert score_counts([(1, 1), (1, 0), (1, 1)], ks=(1,))["pass_at_k_tasks"] == {"1": "2/3"}
+
+
+@pytest.mark.parametrize("executor, noun", [("local", "Evaluator"), ("ray", "executor")])
+def test_a_closed_executor_refuses_to_start_again_or_take_a_job(executor, noun):
+    # both executors share these checks (harness/execution/executor.py); nothing starts, so no engine is used
+    ex = make_executor(Limits(), SandboxSettings(executor=executor), run_id="closed")
+    ex.close()
+    with pytest.raises(HarnessError, match=f"this {noun} is closed; make a new one"):
+        ex.start()
+    with pytest.raises(HarnessError, match="is closed"):
+        ex.submit_job(Job.__new__(Job))

@@ -15,7 +15,7 @@ import concurrent.futures
 import queue
 import threading
 
-from harness.core.errors import HarnessError, InputError
+from harness.core.errors import InputError
 from harness.execution.executor import Executor, Stopped
 from harness.execution.jobs import Job
 from harness.execution.pool import Lane, Pool
@@ -33,6 +33,8 @@ class Evaluator(Executor):
     that cannot work (no engine, a runtime the engine lacks, a missing image) raise when it starts,
     before anything is evaluated."""
 
+    _noun = "Evaluator"
+
     def __init__(self, limits: Limits | None = None, settings: SandboxSettings | None = None, *,
                  run_id: str | None = None, evalplus: EvalPlusSettings | None = None, **overrides):
         super().__init__(limits, settings, run_id=run_id, evalplus=evalplus, **overrides)
@@ -40,8 +42,6 @@ class Evaluator(Executor):
         self._threads: list[threading.Thread] = []
         self._backend = None
         self._pool: Pool | None = None
-        self._fatal: BaseException | None = None
-        self._closed = False
         self._interrupted = False
 
     # -- lifetime ------------------------------------------------------------------------------
@@ -49,8 +49,7 @@ class Evaluator(Executor):
         """Prepare the backend (engine, runtime, image) and the workers. Returns the backend's facts."""
         if self._pool is not None:
             return self.facts
-        if self._closed:
-            raise HarnessError("this Evaluator is closed; make a new one")
+        self._refuse_if_closed()
         if self.settings.executor != "local":
             raise InputError(f"executor {self.settings.executor!r}: use harness.RayExecutor, which has this "
                              "interface (or harness.execution.dispatch.make_executor)")
@@ -102,12 +101,7 @@ class Evaluator(Executor):
     # -- submitting ----------------------------------------------------------------------------
     def submit_job(self, job: Job) -> "concurrent.futures.Future[ResultRow]":
         """Queue one Job (a problem and a sample). Thread-safe."""
-        if self._pool is None:
-            self.start()
-        if self._fatal is not None:
-            raise self._fatal
-        if self._closed:
-            raise HarnessError("this Evaluator is closed")
+        self._ready_for_a_job(started=self._pool is not None)
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:   # against interrupt(): a job queued after it would wait for a worker that is gone
             if self._interrupted:

@@ -50,6 +50,8 @@ class Executor(ABC):
         self.facts: dict = {}
         self._lock = threading.Lock()
         self._counts: dict[str, int] = {}
+        self._fatal: BaseException | None = None   # set when the executor can run nothing more
+        self._closed = False
 
     # -- the interface -------------------------------------------------------------------------
     @abstractmethod
@@ -67,6 +69,23 @@ class Executor(ABC):
     @abstractmethod
     def close(self, cancel: bool = True) -> None:
         """Stop and remove every sandbox; queued jobs are cancelled unless `cancel` is False."""
+
+    # -- what every executor checks ---------------------------------------------------------------
+    def _refuse_if_closed(self) -> None:
+        """start(): a closed executor is not started again."""
+        if self._closed:
+            raise HarnessError(f"this {self._noun} is closed; make a new one")
+
+    def _ready_for_a_job(self, started: bool) -> None:
+        """submit_job(): start on the first job; refuse once closed or failed for good."""
+        if not started:
+            self.start()
+        if self._fatal is not None:
+            raise self._fatal
+        if self._closed:
+            raise HarnessError(f"this {self._noun} is closed")
+
+    _noun = "executor"   # what its messages call it
 
     def __enter__(self):
         self.start()

@@ -176,16 +176,13 @@ class RayExecutor(Executor):
         self._dispatcher: threading.Thread | None = None
         self._stopping = False
         self._give_up_at = float("inf")  # once stopping: when to stop waiting for batches in flight
-        self._closed = False
         self._owns_ray = False
-        self._fatal: BaseException | None = None
 
     # -- lifetime ------------------------------------------------------------------------------
     def start(self) -> dict:
         if self._dispatcher is not None:
             return self.facts
-        if self._closed:
-            raise HarnessError("this executor is closed; make a new one")
+        self._refuse_if_closed()
         ray = self.ray
         address = self.settings.ray_address or os.environ.get("RAY_ADDRESS")
         if not ray.is_initialized():
@@ -338,12 +335,7 @@ class RayExecutor(Executor):
 
     # -- submitting ----------------------------------------------------------------------------
     def submit_job(self, job: Job) -> "concurrent.futures.Future[ResultRow]":
-        if self._dispatcher is None:
-            self.start()
-        if self._fatal is not None:
-            raise self._fatal
-        if self._closed:
-            raise HarnessError("this executor is closed")
+        self._ready_for_a_job(started=self._dispatcher is not None)
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._cv:
             self._queue.append((job, future, 0))
