@@ -4,7 +4,10 @@ modes and under each registered runtime, and print a Markdown table of the label
 received (with whether that is the expected one). A sandbox fault is shown as such, not raised, so the
 table can also be made for an older image: `--image passk-sandbox:<tag>` runs that image as it is.
 
-Usage: python3 scripts/attack_table.py [--image IMAGE] [--runtimes runc,runsc] [--only SUBSTRING]"""
+Usage: python3 scripts/attack_table.py [--image IMAGE] [--runtimes runc,runsc] [--only SUBSTRING] [--write-docs]
+
+--write-docs: also write the table into docs/figures/attacks.md, which docs/security.md includes
+(scripts/figures.py); only for the whole table of passk's own image."""
 
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from harness.core import text  # noqa: E402
 from harness.inputs.config import Limits, SandboxSettings  # noqa: E402
 from harness.core.errors import SandboxUnavailableError  # noqa: E402
 from harness.execution.sandbox.docker import DockerBackend  # noqa: E402
+from scripts import figures  # noqa: E402
 from tests.attacks import ATTACKS, LIBRARY_ATTACKS, PROBE, REASON_SHAPE, attack_job, make_job, matches, well_formed  # noqa: E402
 
 
@@ -90,7 +94,13 @@ def main() -> int:
     ap.add_argument("--only", help="attacks whose name contains this text")
     ap.add_argument("--environment", help="run in this environment's image, with the attacks its libraries bring "
                                           "(e.g. bigcodebench)")
+    ap.add_argument("--write-docs", action="store_true", help="also write docs/figures/attacks.md (the whole table "
+                                                                  "of passk's own image: not with --image, --only, "
+                                                                  "--runtimes or --environment)")
     args = ap.parse_args()
+    if args.write_docs and (args.image or args.only or args.runtimes or args.environment):
+        ap.error("--write-docs writes the whole table of passk's own image: leave out --image, --only, --runtimes "
+                 "and --environment")
     if args.runtimes:
         runtimes = args.runtimes.split(",")
     else:
@@ -119,12 +129,15 @@ def main() -> int:
         finally:
             pool.replace()
             backend.close()
-    print("| attack | expected | " + " | ".join(f"{rt} {iso}" for rt, iso in cols) + " |")
-    print("|---|---|" + "---|" * len(cols))
+    rows = []
     for a in attacks:
         expected = f"{a.status} `{a.reason}`" + (f" (runsc: {a.runsc[0]} `{a.runsc[1]}`)" if a.runsc else "")
-        print(f"| {a.name} | {expected} | " + " | ".join(results[(a.name, rt, iso)] for rt, iso in cols) + " |")
-    print(f"\n{len(attacks)} attacks, {len(cols)} configurations, {bad} unexpected")
+        rows.append([a.name, expected, *(results[(a.name, rt, iso)] for rt, iso in cols)])
+    body = (figures.table(["attack", "expected", *(f"{rt} {iso}" for rt, iso in cols)], rows)
+            + f"\n\n{len(attacks)} attacks, {len(cols)} configurations, {bad} unexpected")
+    print(body)
+    if args.write_docs:
+        figures.write("attacks", body)
     return 1 if bad else 0
 
 
