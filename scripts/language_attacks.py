@@ -4,7 +4,10 @@ container: prints each program's label and reason as a Markdown table, and the p
 candidate processes left on the machine afterwards (there must be none).
 
     python3 scripts/language_attacks.py [--languages cpp,rust,go,java,javascript,typescript] [--timeout 2]
-                                        [--runtime runc|runsc] [--isolation pooled|fresh]
+                                        [--runtime runc|runsc] [--isolation pooled|fresh] [--write-docs]
+
+--write-docs: also write the table into docs/figures/language-attacks.md, which docs/languages.md includes
+(scripts/figures.py); only for the whole table, runc, pooled, at the 2 s limit.
 """
 
 from __future__ import annotations
@@ -19,9 +22,37 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from scripts import figures  # noqa: E402
 from tests.language_attacks import ATTACKS, DOCUMENTED, EXPECTED, rows  # noqa: E402
 
 LANGUAGES = ("cpp", "rust", "go", "java", "javascript", "typescript")
+SHOWN = {"cpp": "C++", "rust": "Rust", "go": "Go", "java": "Java", "javascript": "JavaScript", "typescript": "TypeScript"}
+# What each program does, as the table says it (a program without an entry is shown by its name)
+PROGRAMS = {
+    "early_exit": "exit(0) before the tests",
+    "infinite_loop": "infinite loop",
+    "fork_bomb": "fork bomb (Java, JS, TS: a flood of `sleep` processes; Go: raw fork)",
+    "memory_bomb": "memory bomb (1 MiB blocks, touched; the runtime started under the limit)",
+    "output_flood": "output flood",
+    "network": "connect to 1.1.1.1:80 (passes only if it fails)",
+    "leave_files_and_a_process": "leave files in /tmp and /dev/shm and a background process",
+    "find_what_was_left": "the next candidate looks for them (passes only if none is there)",
+    "control_finds_what_it_left_itself": "control: the same looker in the leaver's own program",
+    "macro_renames_passks_entry": "a wrong program renames passk's entry with a `__COUNTER__` macro (the tests never "
+                                  "ran, the marker was written)",
+    "macro_switches_assert_off": "a wrong program defines `NDEBUG` and an empty `assert`",
+    "macro_shadows_assert_eq": "a wrong program's `macro_rules! assert_eq` expands to nothing",
+    "runs_no_test": "a wrong program appends `-test.run=^$` to `os.Args` in `init()`",
+    "unsafe_switches_assertions_off": "a wrong program flips `$assertionsDisabled` with `sun.misc.Unsafe`",
+    "patches_node_assert": "a wrong program replaces every function of `require('node:assert')`",
+    "replaces_require": "a wrong program replaces `require`",
+    "macro_rewrites_the_tests": "a wrong program's `#define candidate(...) true ? 1 : 0` rewrites the tests",
+}
+
+
+def shown_label(label: str) -> str:
+    status, _, reason = label.partition(" ")
+    return f"{status} `{reason}`" if reason else status
 FROM_DEMO = {"early_exit": "failed exited_early", "infinite_loop": "timed_out wall_time_limit"}
 
 
@@ -61,15 +92,20 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=2.0)
     ap.add_argument("--runtime", choices=("runc", "runsc"), default="runc")
     ap.add_argument("--isolation", choices=("pooled", "fresh"), default="pooled")
+    ap.add_argument("--write-docs", action="store_true", help="also write docs/figures/language-attacks.md (the "
+                                                                  "whole table: runc, pooled, 2 s)")
     args = ap.parse_args()
+    if args.write_docs and (args.languages != ",".join(LANGUAGES) or args.timeout != 2.0 or args.runtime != "runc"
+                            or args.isolation != "pooled"):
+        ap.error("--write-docs writes the whole table as docs/languages.md describes it: leave out --languages, "
+                 "--timeout, --runtime and --isolation")
     tmp = Path(tempfile.mkdtemp(prefix="passk-lang-attacks-"))
     languages = args.languages.split(",")
     table = {lang: run(lang, tmp, args.timeout, args.runtime, args.isolation) for lang in languages}
-    print(f"runtime {args.runtime}, isolation {args.isolation}, {args.timeout} s run limit, one worker\n")
     names = list(FROM_DEMO) + list(dict.fromkeys(a for lang in languages for a in ATTACKS[lang]))
+    names.sort(key=lambda name: name in DOCUMENTED)   # the documented passes last
     expected = {**{k: {v} for k, v in FROM_DEMO.items()}, **EXPECTED}
-    print("| program | expected | " + " | ".join(languages) + " |")
-    print("|---|---|" + "---|" * len(languages))
+    table_rows = []
     unexpected = documented = 0
     for name in names:
         cells = []
@@ -81,15 +117,22 @@ def main() -> int:
             ok = label in expected[name]
             unexpected += not ok
             documented += ok and name in DOCUMENTED
-            cells.append(f"{label} ({wall:.2f} s)" + ("" if ok else " **UNEXPECTED**"))
-        want = " or ".join(sorted(expected[name])) + (" (documented)" if name in DOCUMENTED else "")
-        print(f"| {name.replace('_', ' ')} | {want} | " + " | ".join(cells) + " |")
+            cells.append(shown_label(label) + (f" ({wall:.2f} s)" if label.startswith("timed_out") else "")
+                         + ("" if ok else " **UNEXPECTED**"))
+        want = " or ".join(shown_label(x) for x in sorted(expected[name]))
+        program = PROGRAMS.get(name, name.replace("_", " "))
+        table_rows.append([f"**documented**: {program}" if name in DOCUMENTED else program, want, *cells])
     left = subprocess.run(["docker", "ps", "-aq", "--filter", "label=org.passk.managed"], capture_output=True, text=True)
     procs = subprocess.run(["sh", "-c", "ps -eo user:12,comm | awk '$1 == \"10001\"' | wc -l"], capture_output=True, text=True)
+    body = (f"runtime {args.runtime}, isolation {args.isolation}, {args.timeout:g} s run limit, one worker\n\n"
+            + figures.table(["program", "expected", *(SHOWN.get(lang, lang) for lang in languages)], table_rows))
     for name, why in DOCUMENTED.items():
-        print(f"\ndocumented ({name.replace('_', ' ')}): {why}")
-    print(f"\nunexpected: {unexpected}; documented: {documented}; passk containers left: {len(left.stdout.split())}; "
-          f"processes of the candidate uid on the host: {procs.stdout.strip()}")
+        body += f"\n\nDocumented ({PROGRAMS.get(name, name)}): {why}."
+    body += (f"\n\nUnexpected: {unexpected}; documented: {documented}; passk containers left: "
+             f"{len(left.stdout.split())}; processes of the candidate's uid on the host: {procs.stdout.strip()}.")
+    print(body)
+    if args.write_docs:
+        figures.write("language-attacks", body)
     return 1 if unexpected else 0
 
 
