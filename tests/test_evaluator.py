@@ -6,7 +6,8 @@ import concurrent.futures
 import pytest
 
 from harness import Evaluator, HarnessError, InputError, Limits, Problem, SandboxSettings, score_counts
-from harness.execution.dispatch import make_executor
+from harness.core.constants import EXECUTORS
+from harness.execution.dispatch import EXECUTOR_CLASSES, make_executor
 from harness.execution.jobs import Job
 
 ADD = Problem("add/0", "def add(a, b):\n", "def check(candidate):\n    assert candidate(1, 2) == 3\n", "add")
@@ -87,3 +88,9 @@ def test_a_closed_executor_refuses_to_start_again_or_take_a_job(executor, noun):
         ex.start()
     with pytest.raises(HarnessError, match="is closed"):
         ex.submit_job(Job.__new__(Job))
+
+
+def test_every_executor_name_the_config_accepts_has_an_executor_and_no_other():
+    # the names are checked at the edge (inputs), the classes live in execution: a name without a class
+    # would pass the config check and fail with a KeyError when the run starts
+    assert set(EXECUTOR_CLASSES) == set(EXECUTORS)

@@ -1,7 +1,8 @@
 """Which executor runs a run's jobs, and the loop that runs them: `execute` submits every job to the executor
 the settings name (this machine's Evaluator, or a Ray cluster's), hands each row to the caller as it
 finishes, and on Ctrl-C keeps the rows of the jobs already running. A third executor is one class with the
-Executor interface (executor.py) and one entry in EXECUTORS."""
+Executor interface (executor.py), one entry in EXECUTOR_CLASSES and its name in core.constants.EXECUTORS
+(the names the run config and the CLI accept, checked at the edge, before this stage is imported)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,14 @@ from harness.execution.ray_executor import RayExecutor
 from harness.inputs.config import Limits, SandboxSettings
 from harness.records.results import ResultRow
 
-# The executors by the name a run's settings give (SandboxSettings.executor, --executor).
-EXECUTORS: dict[str, Callable[..., Executor]] = {"local": Evaluator, "ray": RayExecutor}
+# The executors by the name a run's settings give (SandboxSettings.executor, --executor): one for each name
+# of core.constants.EXECUTORS (tests/test_evaluator.py holds the two to each other).
+EXECUTOR_CLASSES: dict[str, Callable[..., Executor]] = {"local": Evaluator, "ray": RayExecutor}
 
 
 def make_executor(limits: Limits, settings: SandboxSettings, run_id: str) -> Executor:
     """The executor a run's settings ask for, not started."""
-    return EXECUTORS[settings.executor](limits, settings, run_id=run_id)
+    return EXECUTOR_CLASSES[settings.executor](limits, settings, run_id=run_id)
 
 
 def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: str,

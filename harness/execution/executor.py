@@ -105,9 +105,13 @@ class Executor(ABC):
             raise InputError(f"a program must be a string, got {type(program).__name__}")
         index = self._next_index(problem.task_id) if sample_index is None else sample_index
         sample = Sample(problem.task_id, index, program, "solution", "api", dict(fields or {}))
+        return self.submit_job(self._job(problem, sample, limits))
+
+    def _job(self, problem: Problem, sample: Sample, limits: Limits | None) -> Job:
+        """A program of the API as a Job: an EvalPlus task's carries its ground truth."""
         if problem.runner == "evalplus":
-            return self.submit_job(self._differential_job(problem, sample, limits))
-        return self.submit_job(Job(problem, sample, limits))
+            return self._differential_job(problem, sample, limits)
+        return Job(problem, sample, limits)
 
     def _differential_job(self, problem: Problem, sample: Sample, limits: Limits | None) -> Job:
         """An EvalPlus task's job: its ground truth is measured in this evaluator's sandbox the first time
@@ -135,7 +139,7 @@ class Executor(ABC):
         """Evaluate (your id, problem, program) triples; yields (your id, row) as each finishes."""
         def job(problem, program):
             sample = Sample(problem.task_id, self._next_index(problem.task_id), program, "solution", "api")
-            return self._differential_job(problem, sample, None) if problem.runner == "evalplus" else Job(problem, sample)
+            return self._job(problem, sample, None)
         return self.stream_jobs((key, job(problem, program)) for key, problem, program in items)
 
     def stream_jobs(self, keyed_jobs: Iterable[tuple[Any, Job]]) -> Iterator[tuple[Any, ResultRow]]:
