@@ -63,13 +63,13 @@ def main() -> int:
             tasks, per_task = map(int, shape.split("x"))
             a = write_run(Path(tmp) / f"{shape}-a", tasks, per_task, seed=1)
             b = write_run(Path(tmp) / f"{shape}-b", tasks, per_task, seed=2)
-            t_read, rows = timed(lambda: read_rows(a))
+            t_read, rows = timed(lambda a=a: read_rows(a))
             ids = [f"Task/{t}" for t in range(tasks)]
-            t_score, _ = timed(lambda: score_rows(rows, problem_ids=ids, options=ScoringOptions(ks=(1, 10, 100))))
-            t_sel, _ = timed(lambda: score_rows(rows, options=ScoringOptions(ks=(1, 10), selection="max:logprob")))
-            t_report, _ = timed(lambda: build_report(a.parent))
+            t_score, _ = timed(lambda rows=rows, ids=ids: score_rows(rows, problem_ids=ids, options=ScoringOptions(ks=(1, 10, 100))))
+            t_sel, _ = timed(lambda rows=rows: score_rows(rows, options=ScoringOptions(ks=(1, 10), selection="max:logprob")))
+            t_report, _ = timed(lambda a=a: build_report(a.parent))
             rows_b = read_rows(b)
-            t_cmp, _ = timed(lambda: compare_runs({"a": rows, "b": rows_b}, ks=(1, 10)))
+            t_cmp, _ = timed(lambda rows=rows, rows_b=rows_b: compare_runs({"a": rows, "b": rows_b}, ks=(1, 10)))
             print(f"{shape:>12} {len(rows):>8} {t_read:>7.2f} {t_score:>8.2f} {t_sel:>20.2f} {t_report:>9.2f} {t_cmp:>10.2f}")
     return 0
 

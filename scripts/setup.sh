@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure_docker.sh
 here="$(pwd -P)"
 # Installed, and installed from this checkout (not another one that happens to be on the machine)?
-installed=$(cd / && python3 -c "import harness, harness.containers.box, docker, yaml, tqdm, ray, mkdocs, pymdownx, os; print(os.path.dirname(os.path.dirname(os.path.realpath(harness.__file__))))" 2>/dev/null || true)
+installed=$(cd / && python3 -c "import harness, harness.containers.box, docker, yaml, tqdm, ray, mkdocs, pymdownx, ruff, os; print(os.path.dirname(os.path.dirname(os.path.realpath(harness.__file__))))" 2>/dev/null || true)
 if [ "$installed" != "$here" ] || ! command -v passk >/dev/null 2>&1; then
   echo "[setup] installing passk (pip install -e .)" >&2
   python3 -m pip install -q -e ".[test,ray,docs]" 2>&1 | grep -v -E "^(WARNING|DEPRECATION)" >&2 || true

@@ -14,4 +14,6 @@ if ! python3 -m mkdocs build --strict --site-dir "$site/html" > "$site/log" 2>&1
   exit 1
 fi
 rm -rf "$site"
+# The linter, with the project's own rules (pyproject.toml [tool.ruff])
+python3 -m ruff check harness containers scripts tests
 python3 -m pytest -q -p no:cacheprovider "$@"

@@ -4,7 +4,6 @@ candidate, a ground truth that cannot be judged, resume, reproduce and the audit
 
 import gzip
 import json
-import math
 import random
 
 import pytest

@@ -8,7 +8,7 @@ import socket
 import sys
 import time
 
-from .channels import differential  # noqa: F401 (loaded in the zygote: its workers do not import it)
+from .channels import differential   # loaded in the zygote: its workers judge EvalPlus's inputs with it
 from .channels.base import Verdict, _describe
 from .channels.proxy import CLOCK, TestNamespace, _compiled, run_test
 from .framing import recv_with_fds, send_msg, send_with_fds
@@ -105,7 +105,7 @@ def test_worker(sock, modules, cache):
             CLOCK.reset(sock)   # transport credit goes to the supervisor as it grows
             job = {}
             try:
-                run_test(chan, spec, _compiled(cache, spec), job)
+                run_test(chan, spec, _compiled(cache, spec), job, differential.verdict)
                 verdict = {"status": "error", "reason": "tester_fault", "detail": "run_test returned"}
             except Verdict as v:
                 verdict = v.verdict

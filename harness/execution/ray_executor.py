@@ -417,7 +417,7 @@ class RayExecutor(Executor):
             return
         with self._cv:
             node.returned(len(entries), time.monotonic() - sent)
-        for (job, future, _), row in zip(entries, rows):
+        for (_, future, _), row in zip(entries, rows):
             if row is None:
                 future.set_exception(Stopped("stopped before it ran"))
             else:
@@ -446,11 +446,11 @@ class RayExecutor(Executor):
                 self._queue.appendleft(item)
             if not self._nodes:
                 self._fatal = HarnessError(f"every Ray node failed; the last: {node.name}: {_first_line(error)}")
-                for job, future, _ in list(self._queue):
+                for _, future, _ in list(self._queue):
                     if not future.done():
                         future.set_exception(self._fatal)
                 self._queue.clear()
-                for ref, (n, es, _) in list(self._inflight.items()):
+                for _, es, _ in list(self._inflight.values()):
                     for _, future, _ in es:
                         if not future.done():
                             future.set_exception(self._fatal)

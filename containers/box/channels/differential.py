@@ -25,7 +25,7 @@ import socket
 import time
 
 from ..codec import Decoder, Encoder, Unencodable, apply_content, deep
-from ..framing import encode_msg, recv_measured, send_frame
+from ..framing import recv_measured, send_frame
 from ..text import clean_name, clean_text, safe_str
 from .base import Verdict
 from .proxy import CLOCK, CandidateObjectCompared, TransportClock, _raise_from_candidate, _verdict_for
@@ -166,7 +166,7 @@ def matches(oracle, dataset, out, exp, atol, args):
         if atol == 0 and is_floats(exp):
             atol = FLOAT_ATOL
         if not exact and atol != 0:
-            if type(out) != type(exp):
+            if type(out) is not type(exp):
                 return False, atol
             if isinstance(exp, (list, tuple)) and len(out) != len(exp):
                 return False, atol
@@ -399,3 +399,20 @@ def _truth(chan, entry, ep, ns):
         size = max(1, min(MAX_BATCH, int(BATCH_TARGET_S / max(took / (j - i), 1e-6))))
         i = j
     return Verdict("passed", "ground_truth", f"{n} inputs", truth={"outputs": outputs, "times": times})
+
+
+def verdict(chan, spec, namespace) -> Verdict:
+    """The verdict of one phase of EvalPlus's inputs (proxy.run_test calls it for runner evalplus)."""
+    try:
+        run_phase(chan, spec, namespace)
+    except Verdict as v:
+        return v
+    except Unsolicited:
+        return Verdict("failed", "protocol_violation", "the candidate sent what the tests had not asked for")
+    except Rerun:
+        return Verdict("error", "rerun_unbatched", "a batch took longer than the smallest limit among its inputs")
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return Verdict("failed", "candidate_exited", "the candidate process ended during the tests")
+    except MemoryError:
+        return Verdict("failed", "memory_limit", "MemoryError in the test process")
+    return Verdict("error", "tester_fault", "the differential tests returned no verdict")

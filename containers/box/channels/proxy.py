@@ -508,9 +508,11 @@ def _compiled(cache, spec):
     return cache[key]
 
 
-def run_test(chan, spec, compiled, job):
+def run_test(chan, spec, compiled, job, differential=None):
     """Run one problem's tests against the candidate behind `chan`. Raises Verdict, always. The test's
-    namespace is left in job["namespace"], for the worker to see what the job changed."""
+    namespace is left in job["namespace"], for the worker to see what the job changed. `differential`
+    judges EvalPlus's inputs (channels/differential.py verdict, which imports this module: passed in by
+    the tester, so that the two modules import in one direction)."""
     try:
         first = recv_msg(chan)
     except EOFError:
@@ -534,7 +536,9 @@ def run_test(chan, spec, compiled, job):
     names = frozenset(n for n in names if type(n) is str) if type(names) is list else None
     namespace = job["namespace"] = TestNamespace(chan, names)
     if spec.get("runner") == "evalplus":   # no test code: the inputs, judged against the ground truth
-        raise _differential(chan, spec, namespace)
+        if differential is None:
+            raise Verdict("error", "tester_fault", "no differential judge for EvalPlus's inputs")
+        raise differential(chan, spec, namespace)
     prompt_code, stubs, test_code = compiled
     if isinstance(test_code, str):
         raise Verdict("error", "problem_error", test_code)
@@ -559,23 +563,6 @@ def run_test(chan, spec, compiled, job):
     except BaseException as e:
         raise _verdict_for(e, spec) from None
     raise Verdict("passed", "tests_completed", "check() returned" if runner == "check" else "the tests ran to the end")
-
-
-def _differential(chan, spec, namespace) -> Verdict:
-    from .differential import Rerun, Unsolicited, run_phase
-    try:
-        run_phase(chan, spec, namespace)
-    except Verdict as v:
-        return v
-    except Unsolicited:
-        return Verdict("failed", "protocol_violation", "the candidate sent what the tests had not asked for")
-    except Rerun:
-        return Verdict("error", "rerun_unbatched", "a batch took longer than the smallest limit among its inputs")
-    except (EOFError, BrokenPipeError, ConnectionResetError):
-        return Verdict("failed", "candidate_exited", "the candidate process ended during the tests")
-    except MemoryError:
-        return Verdict("failed", "memory_limit", "MemoryError in the test process")
-    return Verdict("error", "tester_fault", "the differential tests returned no verdict")
 
 
 def _in_process_verdict(first, spec) -> Verdict:
