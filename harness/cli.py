@@ -70,22 +70,16 @@ class _Help(argparse.HelpFormatter):
         return text + " (default: %(default)s)"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="passk", description="Run generated code in hardened containers and score pass@k.",
-                formatter_class=_Help)
-    p.add_argument("--version", action="version", version=f"passk {__version__}")
-    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
-
-    def command(name, text):
-        return sub.add_parser(name, help=text, description=text, formatter_class=_Help)
-
-    ev = command("evaluate", "run every candidate and score the run")
-    ev.add_argument("--problems", required=True,
+def _evaluate_args(ev, verify: bool = False) -> None:
+    """evaluate's options (verify takes the same, with the package as its one argument)."""
+    ev.add_argument("--problems" if not verify else "problems", **({"required": True} if not verify else {}),
                     help="problem file (HumanEval, HumanEval+, MBPP, MBPP+, MultiPL-E, APPS, CodeContests, "
                          "LiveCodeBench, BigCodeBench format: read from its fields) or a directory in passk's layout")
-    ev.add_argument("--samples", required=True,
-                    help="candidates: .jsonl(.gz), .json (rows, or bigcode's generations.json), or a directory "
-                         "(DIR/<task>/<file>.py, or MultiPL-E completion files)")
+    if not verify:
+        ev.add_argument("--samples", default=None,
+                        help="candidates: .jsonl(.gz), .json (rows, or bigcode's generations.json), or a directory "
+                             "(DIR/<task>/<file>.py, or MultiPL-E completion files, or a Kattis package's submissions); "
+                             "a Kattis package's own submissions when --problems is one and this is left out")
     ev.add_argument("--format", dest="problems_format", default=None,
                     help="force the problem format (humaneval, humaneval+, mbpp, mbpp+, multipl-e, apps, codecontests, "
                          "livecodebench, bigcodebench, native) instead of reading it from the file's fields")
@@ -118,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "'passk[ray]'), each running --workers warm containers on its own engine")
     ev.add_argument("--ray-address", default=None,
                     help="with --executor ray: the cluster to join (default: RAY_ADDRESS, else a new local one)")
+    ev.add_argument("--python", choices=("cpython", "pypy"), default="cpython",
+                    help="the Python that runs io programs (judged problems, CodeContests, ...): passk's CPython, or "
+                         "Debian's PyPy 3 (as Kattis judges Python 3; its time limits assume it)")
     ev.add_argument("--language", default=None,
                     help="the candidates' language (python, cpp, rust, go, java, javascript, typescript; default: "
                          "the problem file's)")
@@ -150,6 +147,22 @@ def build_parser() -> argparse.ArgumentParser:
                          "min(this, the sum of its inputs' limits) + 2 s")
     _quiet_args(ev)
     _scoring_args(ev)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="passk", description="Run generated code in hardened containers and score pass@k.",
+                formatter_class=_Help)
+    p.add_argument("--version", action="version", version=f"passk {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    def command(name, text):
+        return sub.add_parser(name, help=text, description=text, formatter_class=_Help)
+
+    _evaluate_args(command("evaluate", "run every candidate and score the run"))
+    vf = command("verify", "judge a Kattis package's own submissions and check each gets the verdict its "
+                           "directory promises (as problemtools' verifyproblem checks them)")
+    _evaluate_args(vf, verify=True)
+    vf.add_argument("--json", dest="verify_json", action="store_true", help="print the agreement as JSON, not a table")
 
     sc = command("score", "recompute the score from results.jsonl alone (no Docker)")
     sc.add_argument("results", help="a results.jsonl file or a run directory")
@@ -202,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--base-image", default=default_base_image(), help="base image with python3")
     b.add_argument("--rebuild", action="store_true", help="build even if the image exists")
     b.add_argument("--language", action="append", default=[],
-                   help="also build this language's image (cpp, rust, go, java, javascript, typescript, or all); "
+                   help="also build this language's image (cpp, c, rust, go, java, javascript, typescript, pypy, or all); "
                         "repeatable")
     _environment_args(b)
 
@@ -269,10 +282,20 @@ def cmd_audit(args) -> int:
     return 0
 
 
-def cmd_evaluate(args) -> int:
+def _samples_of(args) -> str:
+    """--samples, or a Kattis package's own submissions when --problems is a package and --samples is left out."""
+    if args.samples is not None:
+        return args.samples
+    from harness.inputs.formats import kattis
+    if Path(args.problems).is_dir() and kattis.packages(Path(args.problems)):
+        return args.problems
+    raise InputError("passk evaluate: --samples is required (only a Kattis package brings its own submissions)")
+
+
+def _evaluate_config(args, samples: str) -> RunConfig:
     from harness.inputs.samples import SampleOptions
-    cfg = RunConfig(
-        problems=args.problems, samples=args.samples, out=args.out, k=parse_k_list(args.k),
+    return RunConfig(
+        problems=args.problems, samples=samples, out=args.out, k=parse_k_list(args.k),
         problems_format=args.problems_format, channel=args.channel,
         sample_options=SampleOptions(stop_tokens=args.stop_tokens, extract_code=args.extract_code),
         scoring=_scoring_options(args),
@@ -282,13 +305,37 @@ def cmd_evaluate(args) -> int:
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                 base_image=args.base_image, transport=args.transport, language=args.language,
                                 executor=args.executor, ray_address=args.ray_address,
-                                environment=_environment_of(args)),
+                                environment=_environment_of(args), python=args.python),
         evalplus=EvalPlusSettings(min_time_limit_s=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
                                   task_timeout_s=args.evalplus_timeout_per_task),
         bigcodebench=BigCodeBenchSettings(calibrated=not args.bigcodebench_original,
                                           timeout_s=args.bigcodebench_timeout_s),
         check_ground_truth=args.check_ground_truth)
+
+
+def cmd_evaluate(args) -> int:
+    cfg = _evaluate_config(args, _samples_of(args))
     return _run_config(cfg, progress=_progress(args))
+
+
+def cmd_verify(args) -> int:
+    """A Kattis package's (or a contest directory's) own submissions, judged, against their directories."""
+    from harness.inputs.formats import kattis
+    from harness.records.results import latest_rows, read_rows
+    from harness.scoring.verify import check, format_check
+    if not (Path(args.problems).is_dir() and kattis.packages(Path(args.problems))):
+        raise InputError(f"{args.problems}: not a Kattis problem package (a problem.yaml beside data/) or a "
+                         "directory of them")
+    args.samples = args.problems
+    code = _run_config(_evaluate_config(args, args.problems), progress=_progress(args))
+    if code not in (0, 1):
+        return code
+    entries = check(latest_rows(read_rows(Path(args.out) / RESULTS_FILE)).values())
+    if args.verify_json:
+        print(json.dumps(entries, indent=1))
+    else:
+        print(format_check(entries))
+    return 0 if code == 0 and all(e["agrees"] is not False for e in entries) else 1
 
 
 def _run_config(cfg, progress: bool) -> int:
@@ -382,7 +429,8 @@ def cmd_images(args) -> int:
     from harness.execution.sandbox.docker import connect
     from harness.execution.sandbox.images import ensure_image
 
-    from harness.inputs.languages import LANGUAGES, canonical
+    from harness.inputs.languages import IMAGE_ONLY, LANGUAGES, canonical
+    from harness.inputs.judge import IO_LANGUAGES, image_of
     from harness.execution.sandbox.images import ensure_language_image
 
     from harness.inputs import environments
@@ -392,7 +440,10 @@ def cmd_images(args) -> int:
     print(f"{facts['image']} {facts['image_id']}")
     wanted = []
     for name in args.language:
-        wanted += list(LANGUAGES) if name == "all" else [canonical(name)]
+        if name == "all":
+            wanted += [*LANGUAGES, *IMAGE_ONLY]
+        else:
+            wanted.append(image_of(name) if name in IO_LANGUAGES else canonical(name))
     for name in dict.fromkeys(w for w in wanted if w != "python"):
         lang = ensure_language_image(client, facts, name, rebuild=args.rebuild)
         print(f"{lang['image']} {lang['image_id']}")
@@ -421,7 +472,7 @@ def cmd_doctor(args) -> int:
 def main(argv=None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        handler = {"evaluate": cmd_evaluate, "run": cmd_run, "reproduce": cmd_reproduce, "audit": cmd_audit,
+        handler = {"evaluate": cmd_evaluate, "verify": cmd_verify, "run": cmd_run, "reproduce": cmd_reproduce, "audit": cmd_audit,
                    "score": cmd_score, "compare": cmd_compare, "report": cmd_report,
                    "images": cmd_images, "doctor": cmd_doctor}[args.command]
         return handler(args)

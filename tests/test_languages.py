@@ -180,12 +180,12 @@ LIMITS = {"timeout_s": 2.0, "cpu_time_s": 3, "output_bytes": 1 << 20, "job_memor
     (_report(exit_code=3, stdout_tail=b"x"), True, True, ("failed", "runtime_error")),
 ])
 def test_a_step_is_labelled_from_how_it_ended(box, report, last, marked, want):
-    from harness.containers.box.supervisor import _native_label
+    from harness.containers.box.labels import _native_label
     assert _native_label(report, LIMITS, "run" if last else "compile", last, marked)[:2] == want
 
 
 def test_a_go_panic_is_a_runtime_error_however_long_its_message(box):
-    from harness.containers.box.supervisor import _native_label
+    from harness.containers.box.labels import _native_label
     long_panic = _report(exit_code=2, stdout_tail=b"y" * 1800 + b"\n--- FAIL: TestAdd (0.00s)\nFAIL\n")
     assert _native_label(long_panic, LIMITS, "run", True, False, "go")[:2] == ("failed", "runtime_error")
     failed = _report(exit_code=1, stdout_tail=b"--- FAIL: TestAdd (0.00s)\n    x_test.go:9: expected 3\nFAIL\n")
@@ -193,7 +193,7 @@ def test_a_go_panic_is_a_runtime_error_however_long_its_message(box):
 
 
 def test_the_marker_says_whether_every_test_ran(box):
-    from harness.containers.box.supervisor import _marked
+    from harness.containers.box.labels import _marked
     nonce = "ab" * 16
     assert _marked(b"", nonce) is False and _marked(b"cd" * 16, nonce) is False
     assert _marked(nonce.encode(), nonce) is True
@@ -205,7 +205,7 @@ def test_a_syntax_error_is_what_passk_s_preload_says_not_what_the_program_prints
     """Regression (issue 24, item 7): a JavaScript program that printed "SyntaxError" and exited 1 chose
     its own reason, `syntax_error`; the reason now comes from the marker passk's preload writes when the
     program does not parse."""
-    from harness.containers.box.supervisor import SYNTAX_ERROR_MARK, _native_label
+    from harness.containers.box.labels import SYNTAX_ERROR_MARK, _native_label
     report = _report(exit_code=1, stderr_tail=b"SyntaxError: Unexpected token ';'")
     assert _native_label(report, LIMITS, "run", True, SYNTAX_ERROR_MARK)[:2] == ("failed", "syntax_error")
     assert _native_label(report, LIMITS, "run", True, False)[:2] == ("failed", "runtime_error")
@@ -214,7 +214,7 @@ def test_a_syntax_error_is_what_passk_s_preload_says_not_what_the_program_prints
 def test_an_allocation_failure_is_the_memory_limit_s_only_near_the_limit(box):
     """Regression (issue 24, item 7): "std::bad_alloc" (or any runtime's out-of-memory words) printed by a
     program that held almost nothing was `memory_limit`, so the audit blamed the limit."""
-    from harness.containers.box.supervisor import _native_label
+    from harness.containers.box.labels import _native_label
     words = b"terminate called after throwing an instance of 'std::bad_alloc'"
     small = _report(signal="SIGABRT", exit_code=None, stderr_tail=words, job_memory_peak_kb=3000)
     assert _native_label(small, LIMITS, "run", True, False)[:2] == ("failed", "runtime_error")

@@ -22,7 +22,7 @@ import traceback
 
 from .candidate import candidate_main
 from .framing import HELLO, STOP_GONE, recv_with_fds, send_msg
-from .layout import CANDIDATE_ENV, CANDIDATE_UID, ENV_PRELOAD_FILE, PRELOAD, PRELOAD_MIN_MB, WORK_ROOT
+from .layout import CANDIDATE_ENV, CANDIDATE_UID, CHECKER_UID, ENV_PRELOAD_FILE, PRELOAD, PRELOAD_MIN_MB, WORK_ROOT
 from .protocol import TRANSPORT_CAP
 from .procs import _reap_all, _signal_name, _uid_pids, clean_ipc, kill_uid
 from .warmup import WARM_UP_ROUNDS, warm_up
@@ -34,7 +34,11 @@ REAP_WAIT_S = 5.0
 GONE_WAIT_S = 1.0          # how long a candidate whose channel closed may take to end by itself
 
 
-def _spawn_candidate(workdir, limits, keep, mode="proxy", program=None):
+EXEC_MODES = ("exec", "exec_io")   # a program run in place of the interpreter (exec_io: stdin and stdout are pipes)
+RUN_UIDS = (CANDIDATE_UID, CHECKER_UID)   # who a run may be: the candidate, or a problem's checker or interactor
+
+
+def _spawn_candidate(workdir, limits, keep, mode="proxy", program=None, uid=CANDIDATE_UID):
     """Fork the candidate: new session, limits, no privileges, a minimal environment, before any of its code.
     Mode "exec" (a compiler, or a compiled program): `program` is (argv, extra environment), executed in
     place of this interpreter; its memory is watched by the supervisor in the container's cgroup, not
@@ -55,7 +59,7 @@ def _spawn_candidate(workdir, limits, keep, mode="proxy", program=None):
         fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)  # not open(): no I/O stack in a fresh child
         os.write(fd, b"1000")
         os.close(fd)
-        if mode != "exec":
+        if mode not in EXEC_MODES:
             mem = limits["memory_mb"] * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         cpu = int(limits["cpu_time_s"])
@@ -67,18 +71,27 @@ def _spawn_candidate(workdir, limits, keep, mode="proxy", program=None):
         nofile = limits["open_files"]
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        stack = limits.get("stack_bytes")
+        if stack:   # a judge's stack (as large as the memory limit, as Codeforces sets it), within the hard limit
+            hard = resource.getrlimit(resource.RLIMIT_STACK)[1]
+            stack = stack if hard == resource.RLIM_INFINITY else min(stack, hard)
+            resource.setrlimit(resource.RLIMIT_STACK, (stack, hard))
         if limits.get("nproc"):  # only where uids are private to the sandbox (gVisor)
             resource.setrlimit(resource.RLIMIT_NPROC, (limits["nproc"], limits["nproc"]))
         os.setgroups([])
-        os.setgid(CANDIDATE_UID)
-        os.setuid(CANDIDATE_UID)
+        os.setgid(uid)
+        os.setuid(uid)
         os.chdir(workdir)
         # The forkserver already holds CANDIDATE_ENV and unbuffered stdout/stderr (forkserver_main):
         # set here, each would cost every candidate dozens of copied pages.
         os.environ["HOME"] = workdir
         os.environ["TMPDIR"] = workdir
         os.umask(0o077)
-        if mode == "exec":
+        if mode in EXEC_MODES:
+            # what Python ignores at start-up, a program gets as any program does (a write to a closed pipe
+            # ends it, a file past the size limit ends it with SIGXFSZ), as judges run it
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
             argv, extra = program
             env = dict(os.environ)
             env.update(extra)
@@ -163,15 +176,18 @@ def forkserver_main():
         if not preloaded and mode == "in_process" and req["limits"].get("memory_mb", 0) >= PRELOAD_MIN_MB:
             preloaded = True
             _preload_environment()
-        if mode == "io":
+        if mode in ("io", "exec_io"):
             keep = {0: fds[0], 1: fds[1], 2: fds[2]}
         elif mode == "exec":   # stdout, stderr and the completion marker's pipe (fd 3)
             keep = {0: devnull, 1: fds[0], 2: fds[1], 3: fds[2]}
         else:
             keep = {0: devnull, 1: fds[0], 2: fds[1], 3: fds[2]}
         start = time.monotonic()
-        program = (req["argv"], req.get("env") or {}) if mode == "exec" else None
-        pid = _spawn_candidate(req["dir"], req["limits"], keep, mode, program)
+        program = (req["argv"], req.get("env") or {}) if mode in EXEC_MODES else None
+        uid = req.get("uid", CANDIDATE_UID)
+        if uid not in RUN_UIDS or (uid != CANDIDATE_UID and mode not in EXEC_MODES):
+            uid = CANDIDATE_UID   # nothing but a candidate's uid is ever taken from a request by mistake
+        pid = _spawn_candidate(req["dir"], req["limits"], keep, mode, program, uid)
         # From here until the candidate is gone, every page this process writes is copied (~3 µs each):
         # as little as possible runs, and nothing that allocates much (the hello is a fixed-size struct).
         for fd in fds:
@@ -181,7 +197,7 @@ def forkserver_main():
         except (AttributeError, OSError):
             pidfd = None  # not every gVisor has pidfd_open: poll instead
         ctl.sendall(HELLO.pack(start))
-        report, stop = _await_end(ctl, pid, pidfd)
+        report, stop = _await_end(ctl, pid, pidfd, uid)
         send_msg(ctl, report)
         if stop is None:
             stop = ctl.recv(1)   # exactly one stop byte per job, before the next job
@@ -236,7 +252,7 @@ def _has_children():
     return True
 
 
-def _await_end(ctl, pid, pidfd):
+def _await_end(ctl, pid, pidfd, uid=CANDIDATE_UID):
     """Wait, touching as little memory as possible, until the candidate ends or the supervisor says
     stop; then kill what is left of it. (report, the stop byte or None when none came yet)."""
     stop = None
@@ -280,15 +296,15 @@ def _await_end(ctl, pid, pidfd):
     else:
         # What is left (processes that left the group, or are still dying): a fork bomb's are still dying
         # after they were reaped (under gVisor for seconds), and would slow the next candidate into a timeout.
-        strays = len(_uid_pids(CANDIDATE_UID))
+        strays = len(_uid_pids(uid))
         _reap_all()   # the zombies among them, ours since their parents died
         if strays > MAX_STRAYS or not reaped:
             # A fork bomb: do not spend the job's time killing it one process at a time (under gVisor that
             # takes up to a minute). The container is reported unclean and the host destroys it whole.
             clean = False
         else:
-            clean = kill_uid(CANDIDATE_UID) if strays else True  # it reaps what it killed
-    clean = clean and clean_ipc(CANDIDATE_UID)
+            clean = kill_uid(uid) if strays else True  # it reaps what it killed
+    clean = clean and clean_ipc(uid)
     exit_code = sig = None
     if ended:
         if os.WIFEXITED(status):

@@ -6,6 +6,7 @@ import os
 CANDIDATE_UID = 10001
 TESTER_UID = 10002
 COMPILER_UID = 10003   # a language's compile server (an image that has one adds this user)
+CHECKER_UID = 10004    # a problem's checker or interactor: never the candidate's uid, never the tests'
 WORK_ROOT = "/tmp/passk"
 SCRUB_DIRS = ("/tmp", "/dev/shm", "/dev/mqueue")
 TOOLCHAIN_FILE = "/opt/passk/toolchain.json"   # a language image's compiler and runtime versions

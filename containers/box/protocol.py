@@ -6,7 +6,10 @@ A job (one JSON line to the supervisor: on the host's socket, or on its stdin):
     id, code (the program), limits (supervisor_limits on the host), channel, and per channel:
       proxy       prompt, test, entry_point (or null), runner
       in_process  test, entry_point (or null), runner
-      io          tests ([{input, output}]), compare (a rule of COMPARE_RULES)
+      io          tests ([{input, output, name, group, flags}]), compare (a rule of COMPARE_RULES), and
+                  optionally build (a program in another language: compiled once, its run step once per
+                  test) and judge (a judged problem's limits, checker, groups: box/judge.py); a result
+                  then carries `tests` (each test's verdict, CPU and wall time, memory)
     and for a program in another language (in_process): language, test (with MARKER_PLACEHOLDER where the
     end of the tests writes the job's nonce on fd 3), build {language, source (file name), files (more
     files), env ("{dir}" is the job's directory), steps [{step, argv, limits}] (a compile, then the run;
@@ -14,8 +17,9 @@ A job (one JSON line to the supervisor: on the host's socket, or on its stdin):
 A result (one JSON line on its stdout): event "result" (or "fault"), id, status, reason, detail,
 verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see docs/output-and-scoring.md)."""
 
-VERSION = 5   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket;
-              # 5: programs in other languages (build steps, the completion marker)
+VERSION = 6   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket;
+              # 5: programs in other languages (build steps, the completion marker); 6: the judge (io in
+              # any language, checkers, per-test results)
 
 # In a program of another language, where its tests' end writes the job's nonce (32 hex characters).
 MARKER_PLACEHOLDER = "@@PASSK_MARKER@@"

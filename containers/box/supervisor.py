@@ -1,7 +1,6 @@
 """The supervisor (root): talks to the host, holds job data, never forks a candidate."""
 
 import base64
-import errno
 import json
 import math
 import os
@@ -12,39 +11,17 @@ import sys
 import time
 
 from .channels.base import _describe
-from .channels.io import compare
 from .cleanup import remove_tree, scrub
+from .files import ProgramTooLarge, _private_dir, _write_file
+from .judge import run_io
+from .labels import _marked, _native_label
 from .build import compile_argv
 from .compile_server import CompileServer, ServerGone
 from .framing import Unencodable, recv_msg, recv_with_fds, send_with_fds
 from .layout import TOOLCHAIN_FILE, CANDIDATE_UID, ENV, START, WORK_ROOT
-from .protocol import IO_RUNNER_FILE, IO_TOTAL_FACTOR, MARKER_PLACEHOLDER, CHANNELS, COMPARE_RULES, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, SYNTAX_ERROR_EXIT, TRANSPORT_CAP, VERSION
+from .protocol import MARKER_PLACEHOLDER, CHANNELS, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, TRANSPORT_CAP, VERSION
 from .text import clean_text
 from .watch import Watcher
-
-
-NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)   # a write the job's space (or file size limit) refused
-
-
-class ProgramTooLarge(Exception):
-    """The candidate's program (or a file of it) does not fit in the job's space: the candidate's failure."""
-
-    def __init__(self, size, why):
-        super().__init__(f"the program ({size} characters) does not fit in the job's space: {why}")
-        self.why = why
-
-
-def _write_file(path, data, uid, mode=0o600):
-    """A file of the candidate's (text or bytes); ProgramTooLarge when the job's space cannot hold it."""
-    try:
-        with open(path, "wb") as f:
-            f.write(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data)
-    except OSError as e:
-        if e.errno not in NO_SPACE:
-            raise
-        raise ProgramTooLarge(len(data), os.strerror(e.errno)) from None
-    os.chown(path, uid, uid)
-    os.chmod(path, mode)
 
 
 class EmittedTooLarge(Exception):
@@ -80,12 +57,6 @@ def _write_emitted(p_dir, reply, file_size_bytes=None):
         except ProgramTooLarge as e:
             raise EmittedTooLarge(f"the compiler's output ({sum(len(d) for _, d in out)} bytes) does not fit "
                                   f"in the job's space: {e.why}") from None
-
-
-def _private_dir(path, uid):
-    os.mkdir(path)
-    os.chown(path, uid, uid)
-    os.chmod(path, 0o700)
 
 
 TESTER_ANSWER_S = 10.0  # the zygote forks or reaps a test worker within this, or the tester is replaced
@@ -189,56 +160,9 @@ class Supervisor:
         self.zygote = self.zygote_pid = None
 
     def run_io(self, job):
-        """The io channel: the program runs once per test, reading the test's input on stdin; its stdout
-        is compared here, with expected output no process of the candidate's ever holds. The first test
-        that does not pass decides; the limits apply to each run."""
-        jobdir, p_dir = self._job_dir(job)
-        limits, rule, tests = job["limits"], job.get("compare", "strict"), job.get("tests") or []
-        if rule not in COMPARE_RULES:
-            raise ValueError(f"unknown comparison rule {rule!r}")
-        # an io program runs as a script (whatever the problem's runner says: io has no test runner), or as
-        # APPS's grader runs it
-        runner = "apps_stdin" if job.get("runner") == "apps_stdin" else "script"
-        if runner != "script":
-            _write_file(os.path.join(p_dir, IO_RUNNER_FILE), json.dumps({"runner": runner}), CANDIDATE_UID)
-        status, reason, detail = "passed", "tests_completed", f"{len(tests)} tests"
-        wall = cpu = 0.0
-        peak = 0
-        passed = 0
-        report = None
-        total_limit = IO_TOTAL_FACTOR * limits["timeout_s"]
-        for index, case in enumerate(tests):
-            if wall >= total_limit:   # each test has the wall-clock limit; all of them together, this many
-                status, reason = "timed_out", "wall_time_limit"
-                detail = f"test {index}: the tests together ran past {total_limit:g} s ({IO_TOTAL_FACTOR} x the limit)"
-                break
-            report = self.watcher.run(p_dir, job["limits"], "io", stdin=case.get("input", ""))[0]
-            stdout = report["stdout"]
-            wall += report["end"] - report["start"]
-            cpu += report["cpu_s"] or 0.0
-            peak = max(peak, report["peak_memory_kb"] or 0)
-            status, reason, detail = _io_label(report, limits, stdout, case, rule, index)
-            if status != "passed" or not report["clean"]:
-                break
-            passed += 1
-        if report is None:
-            remove_tree(jobdir, time.monotonic() + CLEANUP_BUDGET_S)
-            return {"status": "error", "reason": "problem_error", "detail": "an io problem with no tests",
-                    "verdict_channel": "io", "channel_detail": {"compare": rule, "tests": 0}, "healthy": True}
-        if status == "passed":
-            detail = f"{passed} of {len(tests)} tests"
-        result = {"status": status, "reason": reason, "detail": clean_text(detail), "wall_s": round(wall, 6),
-                  "cpu_s": round(cpu, 6), "test_cpu_s": None, "peak_memory_kb": peak,
-                  "exit_code": report["exit_code"], "signal": report["signal"],
-                  "stdout_tail": report["stdout_tail"].decode("utf-8", errors="replace"),
-                  "stderr_tail": report["stderr_tail"].decode("utf-8", errors="replace"),
-                  "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
-                  "verdict_channel": "io",
-                  "channel_detail": {"compare": rule, "runner": runner, "tests_passed": passed,
-                                     "tests_total": len(tests)}}
-        if status != "passed":
-            result["channel_detail"]["failed_test"] = passed   # the index of the test that decided
-        return self._finish(result, report, jobdir)
+        """The io channel (judge.py): the program, in any language, once per test; its output judged by the
+        problem's rule or checker, which no process of the candidate's reaches."""
+        return run_io(self, job)
 
     def _job_dir(self, job):
         """A fresh directory for the job, with the candidate's private working directory holding its program."""
@@ -528,139 +452,6 @@ class Supervisor:
         result["healthy"] = (bool(report["clean"]) and scrubbed and removed and result["status"] != "error"
                              and report["cleanup_s"] < MAX_CLEANUP_S and not report["memory_pressure"])
         return result
-
-
-IO_STDIN_CHARS = 300   # of a failing test's input, in a result's detail
-
-
-def _excerpt(text, limit=120):
-    return clean_text(text if len(text) <= limit else text[:limit] + "…", limit + 40)
-
-
-
-
-def _io_label(report, limits, stdout, case, rule, index):
-    """(status, reason, detail) of one test of the io channel: limits first, then how the program ended,
-    then the comparison."""
-    where = f"test {index}"
-    if report["output_exceeded"]:
-        return "failed", "output_limit", f"{where}: printed more than {limits['output_bytes']} bytes"
-    if report.get("memory_exceeded") or report["memory_pressure"]:
-        return "failed", "memory_limit", f"{where}: the memory limit"
-    if report["timed_out"]:
-        return "timed_out", "wall_time_limit", f"{where}: still running after {limits['timeout_s']} s"
-    sig, code = report["signal"], report["exit_code"]
-    if sig == "SIGXCPU":
-        return "timed_out", "cpu_time_limit", f"{where}: used more than {limits['cpu_time_s']} s of CPU"
-    if sig == "SIGXFSZ":
-        return "failed", "file_size_limit", f"{where}: wrote a file larger than the limit"
-    if sig is not None:
-        return "failed", f"signal:{sig}", f"{where}: killed by {sig}"
-    if code == SYNTAX_ERROR_EXIT:
-        tail = report["stderr_tail"].decode("utf-8", "replace").strip().splitlines()
-        return "failed", "syntax_error", f"{where}: " + (tail[-1] if tail else "the program does not compile")
-    if code != 0:
-        tail = report["stderr_tail"].decode("utf-8", "replace").strip().splitlines()
-        return "failed", "runtime_error", f"{where}: exit code {code}" + (f": {tail[-1]}" if tail else "")
-    ok, why = compare(rule, stdout.decode("utf-8", "replace"), case.get("output", ""))
-    if not ok:
-        return ("failed", "wrong_answer", f"{where}: {why} under rule {rule}: expected "
-                f"{_excerpt(case.get('output', ''))!r}, got {_excerpt(stdout.decode('utf-8', 'replace'))!r}")
-    return "passed", "tests_completed", ""
-
-
-_ASSERTION_SIGNS = (b"Assertion `", b"AssertionError", b"ERR_ASSERTION", b"assertion failed", b"assertion `left",
-                    b"--- FAIL")
-
-
-_RUNTIME_OOM_SIGNS = (b"java.lang.OutOfMemoryError", b"JavaScript heap out of memory",
-                      b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc")
-
-
-SYNTAX_ERROR_MARK = "syntax_error"
-
-
-def _marked(data: bytes, nonce: str):
-    """What the completion marker says: False (not written), True (the tests ended), the text after
-    `:no_tests:` (the tests ended, but fewer of them ran than the file has: "ran/total"), or
-    SYNTAX_ERROR_MARK (`:syntax_error`: passk's preload found that the program does not parse)."""
-    at = data.find(nonce.encode())
-    if at < 0:
-        return False
-    rest = data[at + len(nonce):]
-    if rest.startswith(b":no_tests:"):
-        ran = rest[len(b":no_tests:"):][:24]
-        return "".join(chr(c) for c in ran if 48 <= c <= 57 or c == 47) or "?"
-    if rest.startswith(b":syntax_error"):
-        return SYNTAX_ERROR_MARK
-    return True
-
-
-def _native_label(report, limits, step, last, marked, language=None):
-    """(status, reason, detail) of one step of a compiled or interpreted program: limits first, then how it
-    ended; a compile step that fails is the candidate's compile error; the last step passes only with the
-    completion marker."""
-    compile_step = not last
-    err = report["stderr_tail"].decode("utf-8", "replace")
-    out = report["stdout_tail"].decode("utf-8", "replace")
-    lines = [line for line in (err.strip() or out.strip()).splitlines() if line.strip()]
-    if report["output_exceeded"]:
-        if compile_step:
-            return "failed", "compile_error", f"{step}: the compiler printed more than {limits['output_bytes']} bytes"
-        return "failed", "output_limit", f"printed more than {limits['output_bytes']} bytes"
-    if report.get("memory_exceeded") or report["memory_pressure"]:
-        return "failed", ("compile_memory_limit" if compile_step else "memory_limit"), \
-            f"{step}: used more than {limits.get('job_memory_kb', 0) // 1024} MB"
-    if report["timed_out"]:
-        return "timed_out", ("compile_time_limit" if compile_step else "wall_time_limit"), \
-            f"{step}: still running after {limits['timeout_s']} s"
-    sig, code = report["signal"], report["exit_code"]
-    if sig == "SIGXCPU":
-        return "timed_out", ("compile_time_limit" if compile_step else "cpu_time_limit"), \
-            f"{step}: used more than {limits['cpu_time_s']} s of CPU"
-    if compile_step:
-        if sig is None and code == 0:
-            return "passed", "compiled", ""
-        if sig == "SIGXFSZ":
-            return "failed", "compile_error", f"{step}: wrote a file larger than the limit" + \
-                (f": {lines[-1]}" if lines else "")
-        why = f"killed by {sig}" if sig else f"exit code {code}"
-        errors = [line for line in lines if "error" in line.lower()] or lines
-        return "failed", "compile_error", f"{step} failed ({why})" + (": " + " | ".join(errors[:3]) if errors else "")
-    if sig == "SIGXFSZ":
-        return "failed", "file_size_limit", "wrote a file larger than the limit"
-    tail = report["stderr_tail"] + report["stdout_tail"]
-    # a test that failed (not one that crashed: Go prints "--- FAIL" for a test that panicked too)
-    assertion = any(sign in tail for sign in _ASSERTION_SIGNS) and b"panic: " not in tail
-    if language == "go":   # a Go test binary says it by its exit code: 1 a failed test, 2 a panic
-        assertion = code == 1 and b"--- FAIL" in tail
-    if any(sign in tail for sign in _RUNTIME_OOM_SIGNS) and (code or sig):
-        # the runtime's own heap limit (the JVM's default is a quarter of the container's memory; V8's
-        # its own), or an allocation that failed. The text alone is the program's to print: it is the
-        # memory limit's only when the program held at least half of its limit; otherwise (an allocation
-        # too large for any machine, or the words printed) it is the program's own error.
-        oom = [line for line in lines if any(sign.decode() in line for sign in _RUNTIME_OOM_SIGNS)]
-        peak = max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)
-        if peak * 2 >= (limits.get("job_memory_kb") or 0):
-            return "failed", "memory_limit", "the runtime ran out of memory: " + (oom or lines or [""])[-1]
-        return "failed", "runtime_error", (f"exit code {code}" if sig is None else f"killed by {sig}") + \
-            f": an allocation failed at {peak // 1024} MB, under half the limit: " + (oom or lines or [""])[-1]
-    if sig is not None:
-        if sig == "SIGABRT" and assertion:
-            return "failed", "assertion", "a test's assertion failed" + (f": {lines[-1]}" if lines else "")
-        return "failed", f"signal:{sig}", f"killed by {sig}" + (f": {lines[-1]}" if lines else "")
-    if code != 0 and marked == SYNTAX_ERROR_MARK:
-        # a language without a compile step (JavaScript) reports its syntax errors when it runs; passk's
-        # preload, which parses the program before it runs, says so (never the program's own text)
-        return "failed", "syntax_error", "the program does not parse" + (f": {lines[-1]}" if lines else "")
-    if code != 0:
-        return ("failed", "assertion" if assertion else "runtime_error",
-                f"exit code {code}" + (": " + " | ".join(lines[-2:]) if lines else ""))
-    if not marked or marked == SYNTAX_ERROR_MARK:
-        return "failed", "exited_early", "exited with code 0 before the tests finished (no completion marker)"
-    if marked is not True:
-        return "failed", "no_tests", f"the tests passed, but {marked} of the file's tests ran"
-    return "passed", "tests_completed", ""
 
 
 def _credit(value, limits) -> float:

@@ -203,7 +203,7 @@ class Watcher:
         self.oom = OomCounter()
 
     def run(self, workdir, limits, mode, chan=None, stdin=None, tester=None, on_tester=None, program=None,
-            marker_fd=None):
+            marker_fd=None, uid=None):
         """Start a candidate in `workdir` (through the forkserver; `chan`, its socket to the tests, is
         handed over and closed here) and watch it until it ends, a limit
         stops it, or the tests are done with it. `on_tester()` is called when `tester` is readable; it
@@ -213,8 +213,10 @@ class Watcher:
         ended). A run the forkserver never reported on (still killing a fork bomb) is unreported().
         Mode "exec": `program` is (argv, environment) run in place of the interpreter, `marker_fd` (the
         write end of the completion marker's pipe, closed here) its fd 3; its memory is watched against
-        limits["job_memory_kb"] above what the container held when it started."""
-        io = mode == "io"
+        limits["job_memory_kb"] above what the container held when it started. Mode "exec_io": `program`
+        run with `stdin` on its stdin and its stdout captured, as mode "io" runs a Python program; `uid` (a
+        problem's checker or interactor) runs it as another user than the candidate's."""
+        io = mode in ("io", "exec_io")
         timeout = limits["timeout_s"]
         watch_kb = limits.get("memory_watch_kb")
         if watch_kb and self.memory is None:
@@ -240,6 +242,8 @@ class Watcher:
         else:
             give = [out_w, err_w, chan.fileno()]
         req = {"op": "run", "dir": workdir, "limits": limits, "mode": mode}
+        if uid is not None:
+            req["uid"] = uid
         if program is not None:
             req["argv"], req["env"] = program
         try:
@@ -261,7 +265,7 @@ class Watcher:
             sel.register(fd, selectors.EVENT_READ, sinks)
         stdin_data, sent = b"", None
         if io:
-            stdin_data = (stdin or "").encode("utf-8", "surrogatepass")
+            stdin_data = stdin if isinstance(stdin, bytes) else (stdin or "").encode("utf-8", "surrogatepass")
             os.set_blocking(in_w, False)
             sent = _feed(in_w, stdin_data, 0) if stdin_data else None
             if sent is None:

@@ -1,7 +1,8 @@
 """Names that more than one module needs: labels, file names of a run directory, Docker labels.
 The run-directory layout is written down here and nowhere else."""
 
-SCHEMA_VERSION = 3  # 2: rows carry verdict_channel and channel_detail; 3: base_status (EvalPlus's base verdict)
+SCHEMA_VERSION = 4  # 2: rows carry verdict_channel and channel_detail; 3: base_status (EvalPlus's base verdict);
+                    # 4: language, score, groups and tests (the judge)
 
 # Labels of a candidate, and the verdict channels, as the container's contract defines them (one
 # definition, read by both sides). `error` is never a verdict on the candidate: it is a harness or

@@ -43,6 +43,7 @@ class Evaluator(Executor):
         self._backend = None
         self._pool: Pool | None = None
         self._interrupted = False
+        self._slots = threading.BoundedSemaphore(self.settings.workers)
 
     # -- lifetime ------------------------------------------------------------------------------
     def start(self) -> dict:
@@ -73,6 +74,7 @@ class Evaluator(Executor):
         if self._closed:
             return
         self._closed = True
+        self._close_siblings(cancel)
         if self._pool is not None:
             if cancel:
                 self._cancel_queued()
@@ -90,6 +92,8 @@ class Evaluator(Executor):
         What is submitted afterwards is stopped at once."""
         with self._lock:
             self._interrupted = True
+        for sibling in list(self._siblings.values()):
+            sibling.interrupt(timeout)
         self._cancel_queued()
         if self._pool is not None:
             self._pool.stop.set()
@@ -100,7 +104,11 @@ class Evaluator(Executor):
 
     # -- submitting ----------------------------------------------------------------------------
     def submit_job(self, job: Job) -> "concurrent.futures.Future[ResultRow]":
-        """Queue one Job (a problem and a sample). Thread-safe."""
+        """Queue one Job (a problem and a sample). Thread-safe. An io program in another image's language
+        goes to that image's sibling evaluator (Executor.routed)."""
+        sibling, job = self.routed(job)
+        if sibling is not None:
+            return sibling.submit_job(job)
         self._ready_for_a_job(started=self._pool is not None)
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:   # against interrupt(): a job queued after it would wait for a worker that is gone
@@ -137,7 +145,8 @@ class Evaluator(Executor):
                     future.set_exception(self._fatal)
                     continue
                 try:
-                    row = self._pool.run_one(job, lane)
+                    with self._slots:
+                        row = self._pool.run_one(job, lane)
                 except BaseException as e:  # the sandbox cannot go on: every later job fails with it
                     self._fatal = self._fatal or e
                     future.set_exception(e)

@@ -7,6 +7,7 @@ executor is one subclass."""
 
 from __future__ import annotations
 
+import base64
 import concurrent.futures
 import queue
 import threading
@@ -19,6 +20,7 @@ from harness.core.errors import HarnessError, InputError
 from harness.execution import groundtruth
 from harness.execution.jobs import Job
 from harness.inputs.config import EvalPlusSettings, Limits, SandboxSettings
+from harness.inputs.judge import image_of
 from harness.inputs.problem import Problem
 from harness.inputs.samples import Sample
 from harness.records.results import ResultRow
@@ -52,6 +54,10 @@ class Executor(ABC):
         self._counts: dict[str, int] = {}
         self._fatal: BaseException | None = None   # set when the executor can run nothing more
         self._closed = False
+        self._siblings: dict = {}            # executors of other images, for io programs in other languages
+        self._slots = None                   # a semaphore of the run's workers, shared with the siblings
+        self._checkers: dict = {}            # checker programs, built once per run, by content hash
+        self._checker_lock = threading.Lock()
 
     # -- the interface -------------------------------------------------------------------------
     @abstractmethod
@@ -69,6 +75,82 @@ class Executor(ABC):
     @abstractmethod
     def close(self, cancel: bool = True) -> None:
         """Stop and remove every sandbox; queued jobs are cancelled unless `cancel` is False."""
+
+    # -- programs in other languages (the judge) ----------------------------------------------------
+    @property
+    def python(self) -> str:
+        return "pypy" if self.settings.python == "pypy" else "python"
+
+    def image_language(self) -> str:
+        """The language whose image this executor's containers run (python: passk's own)."""
+        return image_of(self.settings.language or "python")
+
+    def routed(self, job: Job) -> "tuple[Executor | None, Job]":
+        """(the executor that runs `job`, the job as it runs): an io program in a language whose toolchain
+        is in another image goes to a sibling executor of that image (made on first use, with this one's
+        limits, settings and run), and a judged problem's checker program comes with it (built once)."""
+        spec = job.problem.judge
+        if spec is not None and spec.checker.protocol not in ("rule", "default") and not spec.emit and job.checker is None:
+            job = replace(job, checker=self.checker_program(spec.checker))
+        if job.problem.channel != "io":
+            return None, job
+        image = image_of(job.language(self.python))
+        if image == self.image_language():
+            return None, job
+        with self._lock:
+            sibling = self._siblings.get(image)
+            if sibling is None:
+                if self._closed:
+                    raise HarnessError(f"this {self._noun} is closed")
+                sibling = self._siblings[image] = type(self)(self.limits, replace(self.settings, language=image),
+                                                             run_id=self.run_id, evalplus=self.evalplus)
+                sibling._share_slots(self)
+        return sibling, job
+
+    def _share_slots(self, parent: "Executor") -> None:
+        """A sibling runs its jobs within its parent's slots: as many candidates at once as the run's
+        workers, whichever image they run in (an executor without slots, Ray's, leaves them None)."""
+        self._slots = parent._slots
+
+    def languages_facts(self) -> dict:
+        """The facts of every sibling executor, by image (the manifest records them)."""
+        return {name: sib.facts for name, sib in self._siblings.items() if sib.facts}
+
+    def _close_siblings(self, cancel: bool = True) -> None:
+        for sib in list(self._siblings.values()):
+            sib.close(cancel)
+
+    def checker_program(self, checker) -> dict:
+        """A checker program as jobs send it (containers/box/judge.py): a Python checker's source, or a C or
+        C++ checker compiled once per run (statically, in the C++ image) by content hash. A checker that does
+        not compile is the problem's fault: InputError naming it."""
+        key = checker.sha256
+        with self._checker_lock:
+            held = self._checkers.get(key)
+            if held is not None:
+                return held
+            if checker.language == "python":
+                name, text = checker.files[0]
+                files = {n: t for n, t in checker.files}
+                held = {"files": files, "argv": ["python3", "-S", "{dir}/" + name], "sha256": key}
+            elif checker.language in ("c", "cpp"):
+                binary = self._build_checker(checker)
+                held = {"files": {"checker": base64.b64encode(binary).decode()}, "base64": True,
+                        "argv": ["{dir}/checker"], "sha256": key}
+            else:
+                raise InputError(f"a checker in {checker.language!r}: passk runs checkers in C, C++ or Python")
+            self._checkers[key] = held
+            return held
+
+    def _build_checker(self, checker) -> bytes:
+        from harness.inputs.judge import JudgeSpec, JudgeTest, checker_source
+        problem = Problem(f"checker/{checker.sha256[:12]}", "", "", None, channel="io", format="checker",
+                          judge=JudgeSpec((JudgeTest("", ""),), 1.0, checker=checker, emit="main"))
+        sample = Sample(problem.task_id, 0, checker_source(checker), "solution", "checker", language=checker.language)
+        row = self.submit_job(Job(problem, sample, replace(self.limits, timeout_s=max(self.limits.compile_timeout_s, 60.0)))).result()
+        if row.artifact is None:
+            raise InputError(f"the checker ({checker.files[0][0]}) does not compile: {row.reason}: {row.detail[:500]}")
+        return row.artifact
 
     # -- what every executor checks ---------------------------------------------------------------
     def _refuse_if_closed(self) -> None:

@@ -3,7 +3,8 @@ from it for the sandbox: the limits record every row carries, and how long the h
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import math
+from dataclasses import asdict, dataclass, field, replace
 
 from harness.containers.box.protocol import IO_TOTAL_FACTOR, TRANSPORT_CAP
 from harness.inputs.config import Limits
@@ -18,10 +19,40 @@ class Job:
     limits: Limits | None = None                                # None: the run's limits
     note: dict = field(default_factory=dict, compare=False)     # recorded in the row's limits (e.g. calibration)
     differential: dict | None = field(default=None, compare=False)  # EvalPlus: inputs, expected, limits (groundtruth.py)
+    checker: dict | None = field(default=None, compare=False)   # a judged problem's checker program, as sent
 
     @property
     def key(self) -> tuple[str, int]:
         return (self.sample.task_id, self.sample.sample_index)
+
+    def language(self, python: str = "python") -> str:
+        """The language the program runs in (its image): an io program's own (its sample says it; Python,
+        run by `python`, when it says nothing), else its problem's."""
+        if self.problem.channel == "io":
+            language = self.sample.language or "python"
+            return python if language == "python" else language
+        return self.problem.language
+
+
+def judge_limits(base: Limits, spec) -> Limits:
+    """A judged problem's limits (inputs/judge.py JudgeSpec), on the run's others (CPU quota, processes,
+    files): its CPU time per test (the verdict compares the CPU used with the exact limit; RLIMIT_CPU is
+    whole seconds, a backstop), the wall-clock backstop, its memory and output limits."""
+    # RLIMIT_CPU one second past the limit (as problemtools sets it): a program it stops has used more
+    return replace(base, timeout_s=spec.wall_limit_s, cpu_time_s=math.ceil(spec.time_limit_s) + 1, memory_mb=int(spec.memory_mb),
+                   output_bytes=int(spec.output_mb) << 20)
+
+
+def run_limits(base: Limits, problems) -> Limits:
+    """The limits that size a run's containers: the run's, raised to what its judged problems set (each
+    job then carries its own, within these): memory, output, and /tmp room for a test's files."""
+    specs = [p.judge for p in problems if getattr(p, "judge", None) is not None]
+    if not specs:
+        return base
+    biggest = max(len(t.input) + len(t.answer) for spec in specs for t in spec.tests) >> 20
+    return replace(base, memory_mb=max(base.memory_mb, *(s.memory_mb for s in specs)),
+                   output_bytes=max(base.output_bytes, *(s.output_mb << 20 for s in specs)),
+                   tmpfs_mb=max(base.tmpfs_mb, 2 * biggest + max(s.output_mb for s in specs) * 2 + 64))
 
 
 def limits_record(limits: Limits, facts: dict) -> dict:
@@ -51,6 +82,11 @@ def host_wait_s(part: dict) -> float:
     if part.get("build"):
         return sum(float((step.get("limits") or limits)["timeout_s"]) for step in part["build"]["steps"])
     if part.get("channel") == "io":
+        judge = part.get("judge")
+        if judge is not None:   # every test may run to its backstop, and its checker to its own
+            checker = (judge.get("checker") or {}).get("limits") or {}
+            per_test = timeout + float(checker.get("timeout_s", 0.0))
+            return 120.0 + per_test * max(1, len(part.get("tests") or ()))
         return (IO_TOTAL_FACTOR + 1) * timeout
     if part.get("channel") == "proxy":
         return (TRANSPORT_CAP + 1) * timeout

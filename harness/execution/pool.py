@@ -5,6 +5,7 @@ results.jsonl, an audit or a calibration keeps them in memory. Every row carries
 
 from __future__ import annotations
 
+import base64
 import concurrent.futures
 import json
 import threading
@@ -13,12 +14,13 @@ import time
 from harness.core import text
 from harness.core.constants import ERROR, FAILED, LABELS, PASSED, REASON_INFRASTRUCTURE, TIMED_OUT
 from harness.core.errors import HarnessError, SandboxUnavailableError
-from harness.execution.jobs import Job, host_wait_s, limits_record
-from harness.inputs import languages
+from harness.execution.jobs import Job, host_wait_s, judge_limits, limits_record
+from harness.inputs import judge, languages
 from harness.inputs.config import Limits, SandboxSettings
 from harness.inputs.environments import missing_hint
 from harness.records.manifest import now
 from harness.records.results import ResultRow
+from harness.scoring import grading
 
 # Errors the supervisor reports that are faults of the sandbox, not of the job: retried in a new container.
 RETRYABLE_REASONS = {"tester_died", "tester_fault"}
@@ -35,6 +37,7 @@ class Pool:
         self.base = base
         self.settings = settings
         self.facts = facts
+        self.python = "pypy" if getattr(settings, "python", "cpython") == "pypy" else "python"
         self._records: dict[Limits, dict] = {}  # one limits record per distinct Limits, shared by rows
         self._encoded: dict[tuple, tuple] = {}   # (problem, limits) -> the problem's part of a job line
         self.stop = threading.Event()
@@ -58,35 +61,79 @@ class Pool:
         with self._faults_lock:
             self._faults_in_a_row = 0
 
+    def limits_for(self, job: Job) -> Limits:
+        """The limits a job runs under: its own, a judged problem's (inputs/judge.py), or the run's."""
+        if job.limits is not None:
+            return job.limits
+        if job.problem.judge is not None:
+            return judge_limits(self.base, job.problem.judge)
+        return self.base
+
     def _problem_part(self, job: Job) -> dict:
         """What the supervisor takes of the problem (box/protocol.py): the channel, the limits, and what
         the verdict channel needs."""
         p = job.problem
-        out = {"channel": p.channel, "limits": self.backend.supervisor_limits(job.limits or self.base)}
-        if p.language != "python":
+        limits = self.limits_for(job)
+        out = {"channel": p.channel, "limits": self.backend.supervisor_limits(limits)}
+        if p.channel == "io":
+            spec = p.judge
+            if spec is None:
+                out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare, runner=p.runner)
+            else:
+                out["limits"]["stack_bytes"] = int(spec.memory_mb) << 20
+                out["limits"]["memory_mb"] = int(spec.memory_mb)
+                out.update(tests=[{"input": t.input, "output": t.answer, "name": t.name, "group": t.group,
+                                   "flags": list(t.flags)} for t in spec.tests],
+                           compare=spec.checker.rule, runner="script",
+                           judge={"time_limit_s": float(spec.time_limit_s), "stop": "groups" if spec.scoring else "first",
+                                  "groups": [{"on_reject": g.on_reject} for g in spec.groups],
+                                  "file_io": ({"input": spec.file_io[0], "output": spec.file_io[1]} if spec.file_io else None),
+                                  "checker": self._checker_part(job, spec), "emit": spec.emit})
+        elif p.language != "python":
             lang = languages.LANGUAGES[p.language]
             test, files = languages.glue(p.language, p.task_id, p.prompt, p.test)
             out.update(test=test, language=p.language,
                        build={"language": p.language, "source": lang.source, "files": files, "env": lang.env,
-                              "steps": languages.steps(p.language, self.backend.compile_limits(job.limits or self.base),
-                                                       out["limits"], self.settings.commands,
-                                                       (job.limits or self.base).cpus)})
+                              "steps": languages.steps(p.language, self.backend.compile_limits(limits),
+                                                       out["limits"], self.settings.commands, limits.cpus)})
         elif p.runner == "evalplus":
             if job.differential is None:
                 raise HarnessError(f"{p.task_id}: an EvalPlus task's job needs its ground truth (groundtruth.py)")
             out.update(prompt="", test="", entry_point=p.entry_point, runner="evalplus", evalplus=job.differential)
             # the host's deadline: both phases, each possibly run again one input per call
             out["limits"] = dict(out["limits"], timeout_s=2 * sum(ph["cap_s"] for ph in job.differential["phases"]))
-        elif p.channel == "io":
-            out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare, runner=p.runner)
         else:
             out.update(prompt=p.prompt, test=p.test, entry_point=p.entry_point, runner=p.runner, main=p.main)
         return out
 
+    def _checker_part(self, job: Job, spec) -> dict:
+        """A judged problem's checker as the supervisor runs it: a rule or the default validator (run in the
+        supervisor), or a program with its own limits, run as the checker's user."""
+        checker = spec.checker
+        out = {"protocol": checker.protocol, "flags": list(checker.flags), "rule": checker.rule}
+        if checker.protocol in ("rule", "default") or spec.emit:
+            return out
+        if job.checker is None:
+            raise HarnessError(f"{job.problem.task_id}: a checker program's job needs the program (Executor.checker_program)")
+        limits = Limits(timeout_s=checker.time_s, memory_mb=checker.memory_mb, output_bytes=8 << 20,
+                        cpus=self.base.cpus, pids=self.base.pids, tmpfs_mb=self.base.tmpfs_mb)
+        out["limits"] = {**self.backend.supervisor_limits(limits), "job_memory_kb": int(checker.memory_mb) * 1024}
+        out["program"] = job.checker
+        return out
+
+    def _io_build(self, job: Job, language: str) -> dict | None:
+        """An io program's build in another language than CPython (inputs/judge.py), with the compile limits."""
+        limits = self.limits_for(job)
+        spec = job.problem.judge
+        if spec is not None and spec.emit:
+            return judge.checker_build(spec.checker, self.backend.compile_limits(limits))
+        return judge.io_build(language, job.sample.program or "", self.backend.compile_limits(limits), limits.cpus,
+                              limits.memory_mb)
+
     def encoded(self, job: Job) -> tuple[dict, bytes]:
         """The job's header (id, limits) and its whole line as sent: the problem's part (tests, prompt,
         limits) is encoded once per problem and limits, not once per candidate."""
-        key = (id(job.problem), job.limits, id(job.differential))
+        key = (id(job.problem), job.limits, id(job.differential), id(job.checker))
         cached = self._encoded.get(key)
         if cached is None or cached[0] is not job.problem or cached[3] is not job.differential:
             if len(self._encoded) >= 4096:
@@ -96,8 +143,13 @@ class Pool:
                                            json.dumps(part)[1:].encode(), job.differential)
         s = job.sample
         ident = f"{s.task_id}#{s.sample_index}"
+        extra = b""
+        if job.problem.channel == "io":
+            build = self._io_build(job, job.language(self.python))
+            if build is not None:
+                extra = b'"build": ' + json.dumps(build).encode() + b", "
         line = b"".join((b'{"id": ', json.dumps(ident).encode(), b', "code": ',
-                         json.dumps(job.problem.program_text(s.program)).encode(), b", ", cached[2]))
+                         json.dumps(job.problem.program_text(s.program)).encode(), b", ", extra, cached[2]))
         return {"id": ident, "limits": cached[1]}, line
 
     def run_one(self, job: Job, lane: "Lane"):
@@ -148,10 +200,26 @@ class Pool:
             row.status, row.reason = ERROR, "supervisor_sent_unknown_status"
         if row.status == FAILED and row.reason.startswith("exception:"):
             row.detail = missing_hint(row.reason, row.detail, self.facts.get("environment")) + row.detail
-        limits = job.limits or self.base
+        limits = self.limits_for(job)
         record = self._records.get(limits)
         if record is None:
             record = self._records.setdefault(limits, limits_record(limits, self.facts))
+        spec = job.problem.judge
+        if spec is not None:   # what a judge applied: the exact CPU limit, its backstop, where they came from
+            record = {**record, "time_limit_s": float(spec.time_limit_s), "wall_limit_s": spec.wall_limit_s,
+                      "stack_mb": int(spec.memory_mb), "time_source": spec.time_source,
+                      "checker": {"protocol": spec.checker.protocol, "flags": list(spec.checker.flags),
+                                  **({"language": spec.checker.language, "sha256": spec.checker.sha256,
+                                      "time_s": spec.checker.time_s, "memory_mb": spec.checker.memory_mb}
+                                     if spec.checker.language else {})},
+                      **({"file_io": list(spec.file_io)} if spec.file_io else {})}
+        if job.problem.channel == "io":
+            language = job.language(self.python)
+            record = {**record, "language": language, "commands": judge.io_commands(language)} \
+                if spec is not None or language != "python" else record
+            row.language = language
+        else:
+            row.language = job.problem.language
         row.limits = {**record, **job.note} if job.note else record
         row.candidate_sha256 = job.sample.sha256
         row.sample = job.sample.row_fields()
@@ -161,6 +229,12 @@ class Pool:
         row.channel_detail = ({text.clean_reason(k): v for k, v in detail.items()
                                if isinstance(v, (int, str, float)) and not isinstance(v, bool)}
                               if isinstance(detail, dict) else {})
+        if isinstance(result.get("tests"), list):
+            row.tests = [_test_entry(t) for t in result["tests"][:judge.MAX_TESTS_KEPT] if isinstance(t, dict)]
+            if spec is not None and row.status != ERROR:
+                row.score, row.groups = grading.grade(spec, row.tests)
+        if isinstance(result.get("artifact_b64"), str) and spec is not None and spec.emit:
+            row.artifact = base64.b64decode(result["artifact_b64"])
         base_status = result.get("base_status")
         row.base_status = base_status if base_status in (PASSED, FAILED, TIMED_OUT) else None
         if isinstance(result.get("truth"), dict) and job.differential is not None and job.differential.get("mode") == "truth":
@@ -168,6 +242,21 @@ class Pool:
         row.run_id = self.backend.run_id
         row.finished_at = now()
         return row
+
+
+def _test_entry(t: dict) -> dict:
+    """One test's result as the container sent it: numbers as numbers, every string bounded and made text."""
+    out = {}
+    for key in ("i", "group", "time_s", "wall_s", "memory_kb", "score"):
+        value = _number(t.get(key))
+        if value is not None:
+            out[key] = value
+    for key, limit in (("verdict", 40), ("name", 80), ("detail", 300)):
+        if t.get(key) is not None:
+            out[key] = text.clean(t.get(key), limit)
+    if isinstance(t.get("feedback"), dict):
+        out["feedback"] = {text.clean(k, 40): text.clean(v, 500) for k, v in list(t["feedback"].items())[:4]}
+    return out
 
 
 # A pooled container is replaced after `jobs_per_container` candidates; its successor starts this many

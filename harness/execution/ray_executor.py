@@ -282,6 +282,7 @@ class RayExecutor(Executor):
     def close(self, cancel: bool = True) -> None:
         if self._closed:
             return
+        self._close_siblings(cancel)
         self._closed = True
         with self._cv:
             self._stopping = True
@@ -335,6 +336,9 @@ class RayExecutor(Executor):
 
     # -- submitting ----------------------------------------------------------------------------
     def submit_job(self, job: Job) -> "concurrent.futures.Future[ResultRow]":
+        sibling, job = self.routed(job)
+        if sibling is not None:
+            return sibling.submit_job(job)
         self._ready_for_a_job(started=self._dispatcher is not None)
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._cv:

@@ -125,8 +125,13 @@ class SandboxSettings:
     # (bigcodebench, tabular), a requirements file of exact pins, "none", or None: BigCodeBench's for
     # BigCodeBench tasks whose `libs` go beyond the standard library, else none.
     environment: str | None = None
+    # The Python that runs io programs in Python (judged problems, CodeContests, ...): "cpython" (passk's
+    # image, forked warm) or "pypy" (Debian's pypy3, as Kattis judges Python 3). Recorded in every row.
+    python: str = "cpython"
 
     def __post_init__(self):
+        if self.python not in ("cpython", "pypy"):
+            raise InputError(f"python must be cpython or pypy, got {self.python!r}")
         if self.runtime not in RUNTIMES:
             raise InputError(f"runtime must be one of {', '.join(RUNTIMES)}, got {self.runtime!r}")
         if self.isolation not in ISOLATIONS:

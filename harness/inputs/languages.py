@@ -134,8 +134,15 @@ def find(name: str) -> Language | None:
 
 
 def canonical(name: str) -> str:
+    """passk's name of a language: MultiPL-E's (or passk's) name, or one of the io languages' images that are
+    not MultiPL-E languages (pypy: Debian's PyPy for io programs)."""
+    if name in IMAGE_ONLY:
+        return name
     lang = find(name)
     return "python" if lang is None else lang.name
+
+
+IMAGE_ONLY = ("pypy",)   # images of io languages with no MultiPL-E tests (C runs in the C++ image)
 
 
 _CPP_MAIN = re.compile(r"\bint\s+main\s*\(\s*(void)?\s*\)")

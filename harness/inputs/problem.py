@@ -30,11 +30,14 @@ class Problem:
     aliases: tuple = ()              # other ids samples may use for this task (MBPP's plain numbers)
     notes: dict = field(default_factory=dict, compare=False)
     differential: object = field(default=None, compare=False, repr=False)   # EvalPlus: formats.evalplus.DifferentialTests
+    judge: object = field(default=None, compare=False, repr=False)   # a judged io problem: inputs.judge.JudgeSpec
 
     def __post_init__(self):
         if self.channel not in CHANNELS or self.runner not in RUNNERS or self.compare not in COMPARE_RULES:
             raise InputError(f"{self.task_id}: channel {self.channel!r}, runner {self.runner!r} or rule "
                              f"{self.compare!r} is not one passk knows")
+        if self.judge is not None and self.channel != "io":
+            raise InputError(f"{self.task_id}: a judged problem is an io problem")
 
     def program_text(self, program: str) -> str:
         """What runs: the benchmark's header, then the candidate's program (for runner apps_stdin, turned

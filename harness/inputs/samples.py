@@ -46,6 +46,7 @@ class Sample:
     origin: str           # file:line or file path, for messages
     extra: dict = field(default_factory=dict, compare=False)  # other fields of the row, kept verbatim
     raw: str | None = None  # the text as given, when it is not the program (code extracted, stop tokens)
+    language: str | None = None  # an io program's language (inputs/judge.py IO_LANGUAGES); None: its problem's
 
     def row_fields(self, max_chars: int = 1000) -> dict:
         """The sample's extra fields that travel into its result row (generation, log-probability…);
@@ -114,7 +115,8 @@ class _Builder:
             raise InputError(f"{where}: unknown task_id {value!r} (not in the problem file)")
         return task_id
 
-    def add(self, where: str, task_id: str, text, kind: str, extra: dict, field_name: str = "") -> None:
+    def add(self, where: str, task_id: str, text, kind: str, extra: dict, field_name: str = "",
+            language=None) -> None:
         if not isinstance(text, str):
             raise InputError(f"{where}: field '{field_name or kind}' must be a string, got {type(text).__name__}")
         problem = self.problems[task_id]
@@ -127,7 +129,7 @@ class _Builder:
         index = self.counts.get(task_id, 0)
         self.counts[task_id] = index + 1
         self.samples.append(Sample(task_id, index, program, kind, where, {**self.defaults, **extra},
-                                   raw if raw != code else None))
+                                   raw if raw != code else None, sample_language(where, problem, language)))
 
 
 _TASK_KEYS = ("task_id", "name", "question_id")
@@ -147,15 +149,16 @@ def _add_row(b: _Builder, where: str, obj: dict) -> None:
                          f"'code_list'), found {present or 'none'}")
     field_name = present[0]
     kind = _TEXT_KEYS[field_name]
+    language = obj.get("language") if b.problems[task_id].channel == "io" else None
     extra = {k: v for k, v in obj.items() if k not in (key, field_name) and k not in _MULTIPLE_E_PROBLEM_FIELDS}
     value = obj[field_name]
     if field_name in ("completions", "code_list"):
         if not isinstance(value, list):
             raise InputError(f"{where}: field {field_name!r} must be a list of strings")
         for text in value:
-            b.add(where, task_id, text, kind, extra, field_name)
+            b.add(where, task_id, text, kind, extra, field_name, language)
     else:
-        b.add(where, task_id, value, kind, extra, field_name)
+        b.add(where, task_id, value, kind, extra, field_name, language)
 
 
 # what MultiPL-E's completion files repeat of their problem: not sample metadata
@@ -171,6 +174,9 @@ def load_samples(path: str | Path, problems: dict[str, Problem], generation: dic
     defaults = {"generation": generation} if generation else {}
     b = _Builder(problems, defaults, options or SampleOptions())
     if path.is_dir():
+        from harness.inputs.formats import kattis
+        if kattis.packages(path):
+            return _load_submissions(path, b)
         return _load_directory(path, b)
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     if name.endswith(".json"):
@@ -214,6 +220,60 @@ def _extension(language: str) -> str:
     return LANGUAGES[language].extension if language in LANGUAGES else ".py"
 
 
+def _io_extensions() -> tuple:
+    from harness.inputs.judge import IO_LANGUAGES
+    return tuple(e for lang in IO_LANGUAGES.values() for e in lang.extensions)
+
+
+def sample_language(where: str, problem: Problem, language) -> str | None:
+    """An io program's language, from what its sample says: passk's or a dataset's name, CodeContests's
+    language code, or a file's extension (".cpp"); None (the problem's, Python) when it says nothing. Only
+    an io problem's programs may be in a language of their own."""
+    if language is None or problem.channel != "io":
+        return None
+    from harness.inputs.judge import CODECONTESTS_LANGUAGES, io_language, language_by_extension
+    if isinstance(language, int) and not isinstance(language, bool):
+        if language not in CODECONTESTS_LANGUAGES:
+            raise InputError(f"{where}: CodeContests language code {language} is not one passk runs "
+                             f"({', '.join(f'{k} {v}' for k, v in CODECONTESTS_LANGUAGES.items())})")
+        return CODECONTESTS_LANGUAGES[language]
+    if isinstance(language, str) and language.startswith("."):
+        found = language_by_extension(language)
+        if found is None:
+            raise InputError(f"{where}: no language passk runs has the extension {language!r}")
+        return found
+    try:
+        return io_language(language)
+    except InputError as e:
+        raise InputError(f"{where}: {e}") from None
+
+
+def _load_submissions(path: Path, b: _Builder) -> SampleList:
+    """A Kattis package's own submissions (submissions/<verdict>/<file>), each a sample whose `expected`
+    field is its directory's verdict (verify: `passk verify`). A submission in a language passk does not
+    run, or of several files, is listed as ignored."""
+    from harness.inputs.formats import kattis
+    from harness.inputs.judge import language_by_extension
+    ignored = []
+    for task, verdict, f in kattis.submissions(path):
+        rel = f"{task}/submissions/{verdict}/{f.name}"
+        if task not in b.problems:
+            continue
+        language = language_by_extension(f.suffix) if f.is_file() else None
+        if language is None:
+            ignored.append(rel + ("/" if f.is_dir() else ""))
+            continue
+        try:
+            program = f.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InputError(f"{f}: not valid UTF-8 (byte {e.start})") from None
+        b.add(str(f), task, program, "solution", {"expected": verdict, "file": rel},
+              language=None if language == "python" else language)
+    if not b.samples:
+        raise InputError(f"{path}: no submissions passk runs under submissions/<verdict>/ (C, C++, Java, Python, ...)")
+    return SampleList(b.samples, ignored)
+
+
 def _load_directory(path: Path, b: _Builder) -> SampleList:
     """Per-file metadata: `DIR/generation.json` describes how every file was produced; a sidecar
     `DIR/<task>/<file>.json` adds fields for one file (e.g. {"logprob": -3.2, "generation": {...}}).
@@ -242,12 +302,13 @@ def _load_directory(path: Path, b: _Builder) -> SampleList:
                          "with '/' replaced by '_') and no MultiPL-E completion files")
     for sub in subdirs:
         task_id = by_dirname[sub.name]
-        ext = _extension(b.problems[task_id].language)
+        problem = b.problems[task_id]
+        exts = _io_extensions() if problem.channel == "io" else (_extension(problem.language),)
         files = []
         for f in sorted(sub.iterdir(), key=lambda f: _natural_key(f.name)):
-            if f.is_file() and f.suffix == ext:
+            if f.is_file() and f.suffix in exts:
                 files.append(f)
-            elif not (f.is_file() and f.suffix == ".json" and f.with_suffix(ext).is_file()):
+            elif not (f.is_file() and f.suffix == ".json" and any(f.with_suffix(e).is_file() for e in exts)):
                 ignored.append(f"{sub.name}/{f.name}" + ("/" if f.is_dir() else ""))
         for f in files:
             try:
@@ -258,7 +319,8 @@ def _load_directory(path: Path, b: _Builder) -> SampleList:
             sidecar = f.with_suffix(".json")
             if sidecar.is_file():
                 extra.update(_read_json_object(sidecar))
-            b.add(str(f), task_id, program, "solution", extra)
+            b.add(str(f), task_id, program, "solution", extra,
+                  language=f.suffix if problem.channel == "io" and f.suffix != ".py" else extra.get("language"))
     if not b.samples:
         exts = sorted({_extension(p.language) for p in b.problems.values()})
         raise InputError(f"{path}: no {' or '.join(exts)} files under its task directories")

@@ -43,9 +43,14 @@ class ResultRow:
     run_id: str = ""
     node: str = ""                               # the Ray node it ran on ("" on the local executor)
     base_status: str | None = None               # EvalPlus: the base inputs' verdict (`status` is plus's)
+    language: str = ""                           # the language the program ran in (an io program's own)
+    score: float | None = None                   # a scoring problem's score in [0, 1] (judged io problems)
+    groups: list | None = None                   # a judged problem's groups: name, verdict, score
+    tests: list | None = None                    # a judged or compiled io program's tests: verdict, time, memory (bounded)
     finished_at: str = ""
     schema_version: int = SCHEMA_VERSION
     ground_truth: dict | None = None             # a ground-truth job's outputs (never written; groundtruth.py)
+    artifact: bytes | None = None                # a checker build's program (never written; Executor.checker_program)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -58,7 +63,7 @@ class ResultRow:
                           separators=(",", ":"))
 
 
-ROW_FIELDS = tuple(f for f in ResultRow.__dataclass_fields__ if f != "ground_truth")   # what a row file holds
+ROW_FIELDS = tuple(f for f in ResultRow.__dataclass_fields__ if f not in ("ground_truth", "artifact"))   # what a row file holds
 _FIELD_SET = frozenset(ROW_FIELDS)
 
 
@@ -140,7 +145,7 @@ def slim(row: ResultRow) -> ResultRow:
     candidate in memory, so a long run's memory grows by this little per candidate."""
     return ResultRow(row.task_id, row.sample_index, row.status, reason=row.reason,
                      candidate_sha256=row.candidate_sha256, attempt=row.attempt, sample=row.sample,
-                     verdict_channel=row.verdict_channel, base_status=row.base_status)
+                     verdict_channel=row.verdict_channel, base_status=row.base_status, score=row.score)
 
 
 class ResultStore:

@@ -18,7 +18,8 @@ from harness.core.constants import GROUND_TRUTH_FILE, MANIFEST_FILE, RESULTS_FIL
 from harness.core.errors import InputError
 from harness.execution.evaluator import Evaluator
 from harness.execution.dispatch import make_executor
-from harness.execution.jobs import Job
+from harness.execution.jobs import Job, run_limits
+from harness.run.time_limits import infer as infer_time_limits, needs_inference
 from harness.execution.dispatch import execute
 from harness.inputs.formats.unittests import apply_rule, is_bigcodebench, rule_limits, rule_record
 from harness.core.jsonl import sha256_path
@@ -28,6 +29,9 @@ from harness.inputs.problems import load_problems, peek_format, peek_language, p
 from harness.records.results import ResultStore
 from harness.inputs.samples import Sample, load_samples
 from harness.scoring.score import score_rows
+
+
+JUDGED_FORMATS = ("kattis", "codeforces")   # formats whose problems carry their own limits (inputs/judge.py)
 
 
 @dataclass
@@ -142,10 +146,17 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     out = Path(cfg.out)
     inputs = input_hashes(cfg)
     preloaded = None
-    if peek_format(cfg.problems, cfg.problems_format) == "bigcodebench":
+    fmt = peek_format(cfg.problems, cfg.problems_format)
+    if fmt == "bigcodebench":
         # what the problems need decides the image and the limits: read them before the sandbox starts
         preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
         cfg = bigcodebench_config(cfg, preloaded)
+    elif fmt in JUDGED_FORMATS:
+        # a judged problem's own limits size the containers (each job carries its own within them)
+        preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+        cfg = replace(cfg, limits=run_limits(cfg.limits, preloaded.values()))
+        if cfg.sandbox.environment is None:
+            cfg = replace(cfg, sandbox=replace(cfg.sandbox, environment="none"))
     elif cfg.sandbox.environment is None:
         cfg = replace(cfg, sandbox=replace(cfg.sandbox, environment="none"))
     config = cfg.to_dict()
@@ -211,6 +222,11 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
                     calibration = calibrate(problems, cfg.limits, cfg.sandbox, cfg.calibration, evaluator=ev)
                 manifest["calibration"] = calibration
                 write_json(out / MANIFEST_FILE, manifest)
+            if needs_inference(problems):   # a Kattis package's time limit, from its accepted submissions
+                problems, found = infer_time_limits(problems, samples, ev, manifest.get("time_limits"))
+                if manifest.get("time_limits") != found:
+                    manifest["time_limits"] = found
+                    write_json(out / MANIFEST_FILE, manifest)
             checked = None
             if cfg.check_ground_truth:
                 checked = manifest.get("ground_truth_check", {}).get("per_task")

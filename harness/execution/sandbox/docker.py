@@ -71,6 +71,9 @@ RUNSC_MEMORY_HEADROOM_MB = 256
 
 def _language_commands(settings: SandboxSettings) -> dict:
     from harness.inputs.languages import LANGUAGES, commands, uses_pch, uses_server
+    if settings.language not in LANGUAGES:   # an image for io programs only (pypy)
+        from harness.inputs.judge import io_commands
+        return io_commands(settings.language)
     out = commands(settings.language, settings.commands)
     if uses_server(settings.language, settings.commands):
         out["compile_server"] = list(LANGUAGES[settings.language].server)
@@ -113,6 +116,8 @@ def sandbox_memory_mb(limits: Limits, settings: SandboxSettings) -> int:
     if not is_native(settings):
         return limits.container_memory_mb
     from harness.inputs.languages import LANGUAGES, uses_server
+    if settings.language not in LANGUAGES:
+        return limits.native_container_memory_mb(0)
     server = uses_server(settings.language, settings.commands)
     return limits.native_container_memory_mb(LANGUAGES[settings.language].server_keep_mb if server else 0)
 
@@ -292,7 +297,7 @@ class DockerSession(Session):
                 env[HOST_SOCKET_ENV] = f"{CONTAINER_SOCKET_DIR}/s"
             created = api.create_container(
                 b.facts["image"], stdin_open=b.transport == "attach", tty=False, user="0",
-                name=f"passk-{b.run_id[:8]}-{next(b.counter)}", environment=env,
+                name=f"passk-{b.run_id[:8]}-{b.settings.language or 'python'}-{next(b.counter)}", environment=env,
                 labels=b.labels, host_config=config)
             self.container_id = created["Id"]
             b.track(self.container_id)

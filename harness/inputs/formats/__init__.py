@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.errors import InputError
-from harness.inputs.formats import competitive, evalplus, humaneval, mbpp, multipl_e, native, unittests  # noqa: F401 (they register)
+from harness.inputs.formats import competitive, evalplus, humaneval, kattis, mbpp, multipl_e, native, unittests  # noqa: F401 (they register)
 from harness.inputs.formats.base import _FORMATS, Format
 from harness.core.jsonl import iter_jsonl, read_json
 from harness.inputs.problem import Problem
@@ -42,9 +42,11 @@ def read_records(path: Path) -> list[tuple[str, dict]]:
 def load(path: Path, name: str | None = None) -> dict[str, Problem]:
     known = formats()
     if path.is_dir():
-        fmt = known["native"]
-        if name not in (None, "native"):
-            raise InputError(f"{path}: a directory is a problem set in passk's own layout (format native), not {name!r}")
+        # a Kattis package (or a contest directory of them) holds data/ beside its problem.yaml; passk's own
+        # layout is a directory of task directories, each with its own problem.yaml and no data/
+        fmt = known["kattis"] if kattis.packages(path) else known["native"]
+        if name not in (None, fmt.name):
+            raise InputError(f"{path}: a directory of this shape is read as format {fmt.name}, not {name!r}")
         return fmt.load(path, [])
     records = read_records(path)
     if name is not None:

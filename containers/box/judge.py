@@ -1,0 +1,400 @@
+"""The io channel, as a judge runs it: a program in any language passk runs reads each test's input (stdin,
+or input.txt in file mode) and its output is judged where the candidate cannot reach: compared here by the
+problem's rule, or by the problem's checker (checkers.py) run as CHECKER_UID after every process of the
+candidate's is gone. Another language's program is compiled once (the compile step's limits apart from
+the run's), then its binary is run once per test, in the same warm container.
+
+The runner records facts (CPU and wall time, peak memory, exit status or signal, bytes written) per test;
+the verdict is a function of them, the limits and the checker's answer (labels.py, judged_label below).
+A job's `judge` block (absent for today's io formats, whose labels are as before) holds the problem's own
+limits and checker:
+
+    time_limit_s   CPU seconds per test (time_limit when a test used more; the wall-clock backstop,
+                   timeout_s of the run's limits, is recorded beside it)
+    checker        {protocol, flags, program: {path, run argv}}: checkers.py's protocols
+    file_io        {input, output}: the program reads and writes these files in its directory instead
+    groups         [{on_reject}]: a test's `group` indexes it; "break" skips the rest of that group
+                   after a rejected test, "continue" runs them; without groups the first rejected test ends
+    stop           "first" (pass-fail: the first rejected test decides) or "groups" (every group is judged)
+
+Every test's result is kept (bounded) in the result's `tests`; the host aggregates groups and scores."""
+
+import base64
+import hashlib
+import os
+import stat
+import time
+
+from .checkers import by_rule, default_validator, program_verdict, MAX_FEEDBACK
+from .cleanup import remove_tree
+from .files import _private_dir, _write_file
+from .labels import _io_label, _native_label
+from .layout import CANDIDATE_UID, CHECKER_UID, WORK_ROOT
+from .protocol import COMPARE_RULES, IO_RUNNER_FILE, IO_TOTAL_FACTOR, SYNTAX_ERROR_EXIT
+from .text import clean_text
+
+MAX_TESTS_KEPT = 2000        # per-test results in one row
+EMIT_LIMIT = 64 << 20        # a compiled checker's size
+CHECKER_DIR = os.path.join(WORK_ROOT, "checkers")   # checkers by content hash, kept for the container's life
+OOM_SIGNS = (b"MemoryError", b"java.lang.OutOfMemoryError", b"JavaScript heap out of memory",
+             b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc", b"out of memory")
+# A judged test's verdicts, as judges name them; the first that is not "ok" labels the candidate.
+REJECTIONS = {"wrong_answer": "failed", "presentation_error": "failed", "time_limit": "timed_out",
+              "idleness_limit": "timed_out", "memory_limit": "failed", "runtime_error": "failed",
+              "output_limit": "failed", "compile_error": "failed", "judge_error": "error", "partial_score": "failed"}
+
+
+def judged_label(report, limits, time_limit_s):
+    """(verdict, detail) of one judged run before its output is checked: "ok" when it ended by itself
+    within every limit with exit code 0. CPU time decides the time limit, as judges measure it; the wall
+    clock (timeout_s) is a backstop for a program that waits."""
+    cpu = report.get("cpu_s")
+    if report["output_exceeded"]:
+        return "output_limit", f"wrote more than {limits['output_bytes']} bytes"
+    if report.get("memory_exceeded") or report["memory_pressure"]:
+        return "memory_limit", f"used more than {limits['memory_mb']} MB"
+    if report["signal"] == "SIGXCPU":
+        return "time_limit", f"stopped by the CPU backstop after {cpu if cpu is not None else '?'} s of CPU " \
+            f"(the limit is {time_limit_s:g} s)"
+    if cpu is not None and cpu > time_limit_s:
+        return "time_limit", f"used {cpu:g} s of CPU, over the {time_limit_s:g} s limit"
+    if report["timed_out"]:
+        return "time_limit", (f"still running after {limits['timeout_s']:g} s of wall clock (the backstop; "
+                              f"{cpu if cpu is not None else '?'} s of CPU)")
+    sig, code = report["signal"], report["exit_code"]
+    tail = report["stderr_tail"] + report["stdout_tail"]
+    peak = max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)
+    lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
+    if (sig or code) and any(sign in tail for sign in OOM_SIGNS) and peak * 2 >= limits["memory_mb"] * 1024:
+        return "memory_limit", "the runtime ran out of memory: " + (lines[-1] if lines else "")
+    if sig == "SIGXFSZ":
+        return "output_limit", "wrote a file larger than the limit"
+    if sig is not None:
+        return "runtime_error", f"killed by {sig}" + (f": {lines[-1]}" if lines else "")
+    if code == SYNTAX_ERROR_EXIT and report.get("python"):
+        return "compile_error", "the program does not compile: " + (lines[-1] if lines else "")
+    if code != 0:
+        return "runtime_error", f"exit code {code}" + (f": {lines[-1]}" if lines else "")
+    return "ok", ""
+
+
+class IoJob:
+    """One candidate's io job: its directory, its compiled program, then its tests."""
+
+    def __init__(self, sup, job):
+        self.sup, self.job = sup, job
+        self.limits = job["limits"]
+        self.judge = job.get("judge")
+        self.build = job.get("build")
+        self.tests = job.get("tests") or []
+        self.rule = job.get("compare", "strict")
+        if self.rule not in COMPARE_RULES:
+            raise ValueError(f"unknown comparison rule {self.rule!r}")
+        self.jobdir = sup._new_jobdir()
+        self.p_dir = os.path.join(self.jobdir, "p")
+        _private_dir(self.p_dir, CANDIDATE_UID)
+        self.detail = {"compare": self.rule}
+        self.clean = True
+        self.program = None   # (argv, env) of a compiled or interpreted program; None: Python's io run
+        self.runner = "script"
+
+    # -- the program -------------------------------------------------------------------------------
+    def prepare(self):
+        """Write the program and compile it once. A result dict when it does not compile, else None."""
+        job = self.job
+        if self.build is None:
+            _write_file(os.path.join(self.p_dir, "program.py"), job["code"], CANDIDATE_UID)
+            # an io program runs as a script, or as APPS's grader runs it
+            self.runner = "apps_stdin" if job.get("runner") == "apps_stdin" else "script"
+            if self.runner != "script":
+                _write_file(os.path.join(self.p_dir, IO_RUNNER_FILE), '{"runner": "apps_stdin"}', CANDIDATE_UID)
+            self.detail["runner"] = self.runner
+            return None
+        build = self.build
+        self.detail["language"] = clean_text(build.get("language", ""), 40)
+        _write_file(os.path.join(self.p_dir, build["source"]), job["code"], CANDIDATE_UID)
+        for name, text in (build.get("files") or {}).items():   # a checker's headers (testlib.h)
+            if not isinstance(name, str) or "/" in name or name.startswith(".") or not name:
+                raise ValueError(f"bad file name {name!r}")
+            _write_file(os.path.join(self.p_dir, name), text, CANDIDATE_UID)
+        env = {str(k): str(v).replace("{dir}", self.p_dir) for k, v in (build.get("env") or {}).items()}
+        *compile_steps, run = build["steps"]
+        for index, step in enumerate(compile_steps):
+            limits = step.get("limits") or self.limits
+            name = step.get("step", f"step{index}")
+            with open(os.devnull, "wb") as null:
+                report = self.sup.watcher.run(self.p_dir, limits, "exec", program=(list(step["argv"]), env),
+                                              marker_fd=os.dup(null.fileno()))[0]
+            self.clean = self.clean and bool(report["clean"])
+            self.detail[f"{name}_s"] = round(max(0.0, report["end"] - report["start"]), 3)
+            self.detail[f"{name}_cpu_s"] = report["cpu_s"]
+            status, reason, text = _native_label(report, limits, name, False, False, build.get("language"))
+            if status != "passed":
+                if self.judge is not None:   # a judge's name for any compile that did not make a program
+                    status, text = "failed", f"{reason}: {text}" if reason != "compile_error" else text
+                    reason = "compile_error"
+                return self._result(status, reason, text, report, [])
+        self.program = (list(run["argv"]), env)
+        return None
+
+    # -- one test ----------------------------------------------------------------------------------
+    def run_test(self, case):
+        """Run the program on one test: the watcher's report and the program's output (bytes)."""
+        limits = self.limits
+        file_io = (self.judge or {}).get("file_io")
+        stdin = case.get("input", "")
+        if file_io:
+            self._reset_files(file_io)
+            _write_file(os.path.join(self.p_dir, file_io["input"]), stdin, CANDIDATE_UID)
+            stdin = ""
+        if self.program is None:
+            report = self.sup.watcher.run(self.p_dir, limits, "io", stdin=stdin)[0]
+            report["python"] = True
+        else:
+            report = self.sup.watcher.run(self.p_dir, limits, "exec_io", stdin=stdin, program=self.program)[0]
+            report["python"] = False
+        self.clean = self.clean and bool(report["clean"])
+        output = report["stdout"] or b""
+        if file_io:
+            output = self._read_output(file_io["output"], limits["output_bytes"])
+            if output is None:
+                output = b""
+                report["missing_output"] = True
+        return report, output
+
+    def _reset_files(self, file_io):
+        """In file mode no test sees what an earlier one left: every file the program wrote beside its own is
+        removed, and the test's input written anew."""
+        keep = self._program_files
+        for entry in os.listdir(self.p_dir):
+            if entry not in keep:
+                remove_tree(os.path.join(self.p_dir, entry), time.monotonic() + 2.0)
+
+    def _read_output(self, name, limit):
+        """The output file the program wrote (a regular file of the candidate's, never a link), bounded."""
+        try:
+            fd = os.open(os.path.join(self.p_dir, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_uid != CANDIDATE_UID:
+                return None
+            return os.read(fd, limit + 1)
+        finally:
+            os.close(fd)
+
+    # -- checking ----------------------------------------------------------------------------------
+    def check(self, case, output):
+        """(verdict, detail, score, feedback) of a test's output."""
+        checker = (self.judge or {}).get("checker")
+        answer = case.get("output", "")
+        answer_b = answer.encode("utf-8", "surrogateescape") if isinstance(answer, str) else answer
+        if checker is None or checker.get("protocol") == "rule":
+            return by_rule((checker or {}).get("rule", self.rule), output, answer_b) + ({},)
+        protocol = checker["protocol"]
+        if protocol == "default":
+            try:
+                return default_validator(output, answer_b, list(checker.get("flags") or ()) + list(case.get("flags") or ())) + ({},)
+            except ValueError as e:
+                return "judge_error", f"the default validator's flags: {e}", None, {}
+        return self._run_checker(checker, case, output, answer_b)
+
+    def _run_checker(self, checker, case, output, answer):
+        """A checker program of the problem's, as CHECKER_UID, in a directory only it can enter."""
+        program = self._checker_program(checker)
+        if isinstance(program, str):
+            return "judge_error", program, None, {}
+        c_dir = os.path.join(self.jobdir, "c")
+        if os.path.isdir(c_dir):
+            remove_tree(c_dir, time.monotonic() + 2.0)
+        _private_dir(c_dir, CHECKER_UID)
+        feedback = os.path.join(c_dir, "feedback")
+        _private_dir(feedback, CHECKER_UID)
+        paths = {}
+        stdin_raw = case.get("input", "")
+        for name, data in (("input", stdin_raw), ("answer", answer), ("output", output)):
+            paths[name] = os.path.join(c_dir, name)
+            _write_file(paths[name], data, CHECKER_UID, 0o400)
+        protocol = checker["protocol"]
+        flags = [str(f) for f in (checker.get("flags") or ())] + [str(f) for f in (case.get("flags") or ())]
+        if protocol == "kattis":
+            args, stdin = [paths["input"], paths["answer"], feedback + "/", *flags], output
+        elif protocol == "testlib":
+            args, stdin = [paths["input"], paths["output"], paths["answer"]], b""
+        else:   # python (open-r1's rows): input, the correct output, the solution's output
+            args, stdin = [paths["input"], paths["answer"], paths["output"]], b""
+        argv, env = program
+        limits = dict(checker.get("limits") or self.limits)
+        report = self.sup.watcher.run(c_dir, limits, "exec_io", stdin=stdin, program=(argv + args, env),
+                                      uid=CHECKER_UID)[0]
+        self.clean = self.clean and bool(report["clean"])
+        files = _feedback_files(feedback)
+        if report["timed_out"] or report["signal"] == "SIGXCPU":
+            return "judge_error", "the checker ran out of time", None, files
+        if report.get("memory_exceeded") or report["memory_pressure"]:
+            return "judge_error", "the checker ran out of memory", None, files
+        if report["output_exceeded"]:
+            return "judge_error", "the checker wrote more than its output limit", None, files
+        verdict, detail, score = program_verdict(protocol, report["exit_code"], report["signal"],
+                                                 report["stdout"] or b"", report["stderr_tail"], files)
+        return verdict, detail, score, files
+
+    def _checker_program(self, checker):
+        """(argv, env) of the checker, its files written once per container (by content hash, readable by
+        CHECKER_UID alone); a string when it cannot run here (a judge error)."""
+        spec = checker.get("program") or {}
+        files = spec.get("files") or {}
+        digest = spec.get("sha256") or hashlib.sha256(repr(sorted(files.items())).encode()).hexdigest()
+        where = os.path.join(CHECKER_DIR, digest[:32])
+        if not os.path.isdir(where):
+            if not os.path.isdir(CHECKER_DIR):
+                os.mkdir(CHECKER_DIR, 0o755)
+            os.mkdir(where, 0o750)
+            os.chown(where, 0, CHECKER_UID)
+            for name, value in files.items():
+                if not isinstance(name, str) or "/" in name or name.startswith(".") or not name:
+                    return "the checker names a bad file"
+                data = base64.b64decode(value) if spec.get("base64") else value
+                _write_file(os.path.join(where, name), data, 0, 0o750)
+                os.chown(os.path.join(where, name), 0, CHECKER_UID)
+        argv = [a.replace("{dir}", where) for a in spec.get("argv") or ()]
+        if not argv:
+            return "the checker has no command"
+        return argv, {}
+
+    # -- the job -----------------------------------------------------------------------------------
+    def run(self):
+        failed = self.prepare()
+        if failed is not None:
+            return failed
+        if (self.judge or {}).get("emit"):   # a checker's build: the compiled program, not a run
+            data = self._read_output(self.judge["emit"], EMIT_LIMIT)
+            if data is None or len(data) > EMIT_LIMIT:
+                return self._result("failed", "compile_error", "the compile made no program", None, [])
+            result = self._result("passed", "compiled", f"{len(data)} bytes", None, [])
+            result["artifact_b64"] = base64.b64encode(data).decode()
+            return result
+        self._program_files = set(os.listdir(self.p_dir))
+        if not self.tests:
+            return self._result("error", "problem_error", "an io problem with no tests", None, [])
+        judged = self.judge is not None
+        time_limit = float((self.judge or {}).get("time_limit_s") or self.limits["timeout_s"])
+        groups = (self.judge or {}).get("groups") or [{"on_reject": "break"}]
+        stop = (self.judge or {}).get("stop", "first")
+        total_limit = IO_TOTAL_FACTOR * self.limits["timeout_s"] * (max(1, len(self.tests)) if judged else 1)
+        results, wall, first_bad, partial, skip_group = [], 0.0, None, None, set()
+        report = None
+        for index, case in enumerate(self.tests):
+            group = case.get("group", 0) if isinstance(case.get("group", 0), int) else 0
+            if group in skip_group:
+                results.append({"i": index, "verdict": "skipped", "group": group})
+                continue
+            if wall >= total_limit:   # each test has its limits; all of them together, this many
+                verdict, detail = ("time_limit" if judged else "wall_time_limit"), \
+                    f"test {index}: the tests together ran past {total_limit:g} s"
+                results.append({"i": index, "verdict": verdict, "group": group})
+                first_bad = first_bad or (index, verdict, detail, None)
+                break
+            report, output = self.run_test(case)
+            wall += report["end"] - report["start"]
+            entry = {"i": index, "group": group, "time_s": report["cpu_s"],
+                     "wall_s": round(max(0.0, report["end"] - report["start"]), 4),
+                     "memory_kb": max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)}
+            if case.get("name"):
+                entry["name"] = clean_text(case["name"], 80)
+            if judged:
+                verdict, detail = judged_label(report, self.limits, time_limit)
+                if verdict == "ok" and report.get("missing_output"):
+                    verdict, detail = "wrong_answer", f"no {self.judge['file_io']['output']} written"
+            else:   # today's io formats: their labels and rules, as before
+                status, reason, detail = _io_label(report, self.limits, output, case, self.rule, index)
+                verdict = "ok" if status == "passed" else reason
+            score = None
+            if judged and verdict == "ok":
+                verdict, detail, score, feedback = self.check(case, output)
+                if feedback:
+                    entry["feedback"] = {clean_text(k, 40): clean_text(v.decode("utf-8", "replace"), 500)
+                                         for k, v in list(feedback.items())[:4]}
+            entry["verdict"] = verdict
+            if score is not None:
+                entry["score"] = score
+            if detail and verdict != "ok":
+                entry["detail"] = clean_text(detail, 300)
+            results.append(entry)
+            if verdict == "ok" or (verdict == "points" and score is not None and score >= 1):
+                continue
+            if verdict == "points":   # accepted with part of the test's points: not a full pass
+                partial = partial or (index, "partial_score", f"{score:g} of the test's points", report)
+                if stop != "first":
+                    continue
+                verdict, detail = "partial_score", f"{score:g} of the test's points"
+            if first_bad is None:
+                first_bad = (index, verdict, detail, report)
+            if verdict == "judge_error" or stop == "first":
+                break
+            if (groups[group] if group < len(groups) else groups[-1]).get("on_reject", "break") == "break":
+                skip_group.add(group)
+        first_bad = first_bad or partial
+        if first_bad is None:
+            return self._result("passed", "tests_completed", f"{len(self.tests)} of {len(self.tests)} tests", report,
+                                results)
+        index, verdict, detail, bad_report = first_bad
+        if judged:
+            status = REJECTIONS.get(verdict, "failed")
+            text = f"test {index}" + (f" ({clean_text(self.tests[index].get('name'), 80)})" if self.tests[index].get("name") else "") \
+                + f": {detail}"
+        else:
+            status = "timed_out" if verdict in ("wall_time_limit", "cpu_time_limit") else "failed"
+            text = detail
+        self.detail["failed_test"] = index
+        return self._result(status, verdict, text, bad_report or report, results)
+
+    def _result(self, status, reason, detail, report, results):
+        passed = sum(1 for r in results if r.get("verdict") == "ok")
+        cpu = sum(r.get("time_s") or 0.0 for r in results)
+        wall = sum(r.get("wall_s") or 0.0 for r in results)
+        peak = max((r.get("memory_kb") or 0 for r in results), default=0)
+        self.detail.update(tests_passed=passed, tests_total=len(self.tests))
+        if self.judge is not None:
+            self.detail["time_limit_s"] = self.judge.get("time_limit_s")
+            checker = self.judge.get("checker") or {}
+            self.detail["checker"] = checker.get("protocol", "rule")
+        report = report or {"exit_code": None, "signal": None, "stdout_tail": b"", "stderr_tail": b"",
+                            "stdout_bytes": 0, "stderr_bytes": 0, "clean": True, "cleanup_s": 0.0,
+                            "memory_pressure": False}
+        result = {"status": status, "reason": reason, "detail": clean_text(detail), "wall_s": round(wall, 6),
+                  "cpu_s": round(cpu, 6), "test_cpu_s": None, "peak_memory_kb": peak,
+                  "exit_code": report["exit_code"], "signal": report["signal"],
+                  "stdout_tail": report["stdout_tail"].decode("utf-8", errors="replace"),
+                  "stderr_tail": report["stderr_tail"].decode("utf-8", errors="replace"),
+                  "stdout_bytes": report["stdout_bytes"], "stderr_bytes": report["stderr_bytes"],
+                  "verdict_channel": "io", "channel_detail": self.detail}
+        if self.judge is not None or self.build is not None:
+            result["tests"] = results[:MAX_TESTS_KEPT]
+        return self.sup._finish(result, dict(report, clean=self.clean and bool(report.get("clean", True))),
+                                self.jobdir)
+
+
+def _feedback_files(feedback_dir):
+    """The feedback directory's regular files (never a link), each bounded, at most 16 of them."""
+    out = {}
+    try:
+        names = sorted(os.listdir(feedback_dir))[:16]
+    except OSError:
+        return out
+    for name in names:
+        try:
+            fd = os.open(os.path.join(feedback_dir, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                out[name] = os.read(fd, MAX_FEEDBACK)
+        finally:
+            os.close(fd)
+    return out
+
+
+def run_io(sup, job):
+    return IoJob(sup, job).run()

@@ -1,0 +1,238 @@
+"""What a judge needs of a problem beyond its tests (the problem's own limits, its checker, its groups), and
+how a judge compiles and runs a program in each language passk runs on stdin and stdout.
+
+A judged problem is an io problem with a JudgeSpec (Problem.judge): every format that publishes limits or a
+checker (Kattis/ICPC packages, Codeforces rows, Code-Contests-Plus) yields one, and nothing downstream
+knows which format it came from. The container's side is containers/box/judge.py and checkers.py.
+
+The commands are a judge's, not MultiPL-E's: compiled languages with optimisation, as Codeforces and
+Kattis compile them (C and C++ also with ONLINE_JUDGE defined: contest solutions test it to skip their
+local file redirection), and with the stack as large as the memory limit (RLIMIT_STACK; Java's -Xss).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass, field
+
+from harness.core.errors import InputError
+
+CHECKER_PROTOCOLS = ("rule", "default", "kattis", "testlib", "python")
+MAX_TESTS_KEPT = 2000   # per-test results a row keeps (as the container sends them)
+
+
+@dataclass(frozen=True)
+class JudgeTest:
+    """One test: its input, the answer the checker gets, where it belongs."""
+
+    input: str
+    answer: str
+    name: str = ""
+    group: int = 0                 # index into JudgeSpec.groups
+    flags: tuple = ()              # the output validator's flags for this test (Kattis)
+
+
+@dataclass(frozen=True)
+class Group:
+    """A test group (Kattis's data/secret/<group>, an IOI subtask): how its result is computed."""
+
+    name: str
+    on_reject: str = "break"       # break: the group's other tests are skipped after a rejection
+    aggregation: str = "pass-fail"  # pass-fail (all or nothing), sum or min of its tests' scores
+    max_score: float | None = None  # what the group is worth (None: unbounded, the scores as given)
+    accept_score: float = 1.0      # a test's score when accepted (legacy Kattis testdata.yaml)
+    reject_score: float = 0.0
+    require_pass: tuple = ()       # groups (by name) that must pass for this one to score
+    sample: bool = False           # data/sample: judged, never scored
+
+
+@dataclass(frozen=True)
+class Checker:
+    """How a test's output is judged (containers/box/checkers.py): a rule, Kattis's default validator with
+    flags, or a program of the problem's (its files, the language it is written in)."""
+
+    protocol: str = "default"
+    flags: tuple = ()
+    rule: str = "strict"
+    language: str | None = None    # of a program: "cpp", "c" or "python"
+    files: tuple = ()              # ((name, text), ...): the source, and headers it includes (testlib.h)
+    time_s: float = 30.0           # the checker's own limits (Kattis's validation_time, validation_memory)
+    memory_mb: int = 1024
+
+    def __post_init__(self):
+        if self.protocol not in CHECKER_PROTOCOLS:
+            raise InputError(f"checker protocol {self.protocol!r} is not one passk knows ({', '.join(CHECKER_PROTOCOLS)})")
+
+    @property
+    def sha256(self) -> str:
+        h = hashlib.sha256(f"{self.protocol}\0{self.language}\0".encode())
+        for name, text in self.files:
+            h.update(name.encode() + b"\0" + text.encode("utf-8", "surrogateescape") + b"\0")
+        return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    """A problem's judge: its limits, tests, groups and checker."""
+
+    tests: tuple                    # JudgeTest, in the order they are judged
+    time_limit_s: float             # CPU time per test
+    memory_mb: int = 256
+    output_mb: int = 64
+    checker: Checker = field(default_factory=Checker)
+    groups: tuple = (Group("secret"),)
+    scoring: bool = False           # a scoring problem: rows carry a score in [0, 1]
+    file_io: tuple | None = None    # (input file, output file) instead of stdin and stdout
+    time_source: str = "given"      # where the time limit came from (the format's rule)
+    python: str = "cpython"         # the Python interpreter the format's limits expect (Kattis: pypy)
+    emit: str | None = None         # a checker's build: the compiled file is returned, no test runs
+
+    def __post_init__(self):
+        if not self.tests:
+            raise InputError("a judged problem needs at least one test")
+        if not (isinstance(self.time_limit_s, (int, float)) and math.isfinite(self.time_limit_s) and self.time_limit_s > 0):
+            raise InputError(f"time limit must be a positive number of seconds, got {self.time_limit_s!r}")
+
+    @property
+    def wall_limit_s(self) -> float:
+        """The wall-clock backstop for one test: twice the CPU limit and a second (a program that waits,
+        sleeps or blocks still ends; its verdict is time_limit)."""
+        return 2 * float(self.time_limit_s) + 1.0
+
+    def groups_of_tests(self) -> list:
+        return [t.group for t in self.tests]
+
+
+# --------------------------------------------------------------------------------------------------
+# How a judge compiles and runs a program, per language.
+# --------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class IoLanguage:
+    name: str
+    names: tuple                   # what samples and datasets call it
+    extensions: tuple              # of a sample file
+    image: str                     # passk's image that has its toolchain (containers/languages/<image>/; python: passk's)
+    source: str                    # the program's file name ("{class}": Java's public class)
+    compile: tuple | None
+    run: tuple
+    env: dict = field(default_factory=dict)
+
+
+_GO_ENV = {"GOCACHE": "{dir}/.gocache", "GOPATH": "{dir}/.gopath", "GOPROXY": "off", "GOFLAGS": "-mod=mod",
+           "GO111MODULE": "auto", "CGO_ENABLED": "0"}
+
+IO_LANGUAGES = {lang.name: lang for lang in (
+    IoLanguage("python", ("python", "python3", "py", "py3", "cpython"), (".py",), "python", "program.py", None, ()),
+    IoLanguage("pypy", ("pypy", "pypy3"), (), "pypy", "main.py", None, ("pypy3", "main.py")),
+    IoLanguage("c", ("c", "gnu c", "gnu c11"), (".c",), "cpp", "main.c",
+               ("gcc", "-O2", "-std=gnu17", "-DONLINE_JUDGE", "-o", "main", "main.c", "-lm"), ("./main",)),
+    IoLanguage("cpp", ("cpp", "c++", "cxx", "cc", "gnu c++", "c++17", "c++20"), (".cpp", ".cc", ".cxx"), "cpp", "main.cpp",
+               ("g++", "-O2", "-std=gnu++20", "-DONLINE_JUDGE", "-o", "main", "main.cpp"), ("./main",)),
+    IoLanguage("rust", ("rust", "rs"), (".rs",), "rust", "main.rs",
+               ("rustc", "-O", "--edition", "2021", "-C", "link-arg=-fuse-ld=gold", "-o", "main", "main.rs"), ("./main",)),
+    IoLanguage("go", ("go", "golang"), (".go",), "go", "main.go",
+               ("/bin/sh", "-c", "cp -R /opt/passk/go-cache \"$GOCACHE\" && exec env GOMAXPROCS={cpus} go build "
+                "-o main main.go"), ("./main",), _GO_ENV),
+    IoLanguage("java", ("java",), (".java",), "java", "{class}.java",
+               ("javac", "-encoding", "UTF-8", "-d", ".", "{class}.java"),
+               ("java", "-XX:+UseSerialGC", "-Xss{stack_mb}m", "-Xmx{memory_mb}m", "-cp", ".", "{class}")),
+    IoLanguage("javascript", ("javascript", "js", "node", "nodejs"), (".js",), "javascript", "main.js", None,
+               ("node", "main.js")),
+    IoLanguage("typescript", ("typescript", "ts"), (".ts",), "typescript", "main.ts",
+               ("tsc", "--target", "es2020", "--module", "commonjs", "main.ts"), ("node", "main.js")),
+)}
+_IO_BY_NAME = {alias: lang for lang in IO_LANGUAGES.values() for alias in (lang.name, *lang.names)}
+# CodeContests's per-solution language codes (its `solutions.language`): 1 Python 2 (refused: passk runs
+# Python 3), 2 C++, 3 Python 3, 4 Java.
+CODECONTESTS_LANGUAGES = {2: "cpp", 3: "python", 4: "java"}
+
+
+def io_language(name) -> str:
+    """passk's name of an io program's language; InputError naming the ones it runs."""
+    lang = _IO_BY_NAME.get(str(name).strip().lower())
+    if lang is None:
+        raise InputError(f"language {name!r} is not one passk runs on stdin and stdout ("
+                         + ", ".join(sorted(IO_LANGUAGES)) + ")")
+    return lang.name
+
+
+def image_of(language: str) -> str:
+    """The image (containers/languages/<name>/, or python: passk's own) whose toolchain runs `language`:
+    an io language's, or a MultiPL-E language's own."""
+    lang = IO_LANGUAGES.get(language)
+    return lang.image if lang is not None else language
+
+
+def language_by_extension(suffix: str) -> str | None:
+    for lang in IO_LANGUAGES.values():
+        if suffix in lang.extensions:
+            return lang.name
+    return None
+
+
+_JAVA_PUBLIC = re.compile(r"^\s*public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)", re.M)
+_JAVA_CLASS = re.compile(r"^\s*(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)", re.M)
+
+
+def java_main_class(code: str) -> str:
+    """The class a Java program runs: its public class, else the first class with a main method, else Main."""
+    found = _JAVA_PUBLIC.search(code)
+    if found:
+        return found.group(1)
+    for m in _JAVA_CLASS.finditer(code):
+        if "static void main" in code[m.end():]:
+            return m.group(1)
+    return "Main"
+
+
+def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory_mb: int) -> dict | None:
+    """The build a supervisor runs for an io program (containers/box/judge.py): its source file, the
+    compile step (with the compile limits) and the run step; None for CPython (the forkserver runs it)."""
+    lang = IO_LANGUAGES[language]
+    if lang.name == "python":
+        return None
+    cls = java_main_class(code) if lang.name == "java" else ""
+    values = {"{class}": cls, "{cpus}": str(max(1, math.ceil(cpus))), "{memory_mb}": str(int(memory_mb)),
+              "{stack_mb}": str(int(memory_mb))}
+
+    def fill(argv):
+        out = []
+        for a in argv:
+            for k, v in values.items():
+                a = a.replace(k, v)
+            out.append(a)
+        return out
+
+    steps = []
+    if lang.compile:
+        steps.append({"step": "compile", "argv": fill(lang.compile), "limits": compile_limits})
+    steps.append({"step": "run", "argv": fill(lang.run)})
+    return {"language": lang.name, "source": fill([lang.source])[0], "env": dict(lang.env), "steps": steps}
+
+
+# A checker program in C or C++ is compiled once per run in the C++ image, statically linked, so that it runs
+# in whichever image a candidate's language has (containers/box/judge.py writes it where only CHECKER_UID reads).
+CHECKER_COMPILE = {"cpp": ("g++", "-O2", "-std=gnu++17", "-static", "-o", "main", "main.cpp"),
+                   "c": ("gcc", "-O2", "-std=gnu17", "-static", "-o", "main", "main.c", "-lm")}
+
+
+def checker_build(checker: Checker, compile_limits: dict) -> dict:
+    """The build that compiles a checker program (its main source, and the files beside it: testlib.h)."""
+    main, *rest = checker.files
+    source = "main.cpp" if checker.language == "cpp" else "main.c"
+    return {"language": checker.language, "source": source, "env": {},
+            "files": {name: text for name, text in rest},
+            "steps": [{"step": "compile", "argv": list(CHECKER_COMPILE[checker.language]), "limits": compile_limits},
+                      {"step": "run", "argv": ["./main"]}]}
+
+
+def checker_source(checker: Checker) -> str:
+    return checker.files[0][1]
+
+
+def io_commands(language: str) -> dict:
+    """The commands a row records (limits.commands): as the table says, before a program fills them."""
+    lang = IO_LANGUAGES[language]
+    return {"compile": list(lang.compile) if lang.compile else None, "run": list(lang.run) or ["(passk's forkserver: CPython)"]}

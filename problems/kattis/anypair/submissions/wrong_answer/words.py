@@ -1,0 +1,2 @@
+input()
+print('two numbers')

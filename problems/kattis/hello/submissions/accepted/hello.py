@@ -1,0 +1,2 @@
+name = input().strip()
+print(f'Hello, {name}!')

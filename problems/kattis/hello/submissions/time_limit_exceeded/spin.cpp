@@ -1,0 +1,5 @@
+#include <iostream>
+int main() {
+    volatile unsigned long x = 0;
+    for (;;) x++;
+}
