@@ -74,12 +74,12 @@ def _evaluate_args(ev, verify: bool = False) -> None:
     """evaluate's options (verify takes the same, with the package as its one argument)."""
     ev.add_argument("--problems" if not verify else "problems", **({"required": True} if not verify else {}),
                     help="problem file (HumanEval, HumanEval+, MBPP, MBPP+, MultiPL-E, APPS, CodeContests, "
-                         "LiveCodeBench, BigCodeBench format: read from its fields) or a directory in passk's layout")
-    if not verify:
-        ev.add_argument("--samples", default=None,
-                        help="candidates: .jsonl(.gz), .json (rows, or bigcode's generations.json), or a directory "
-                             "(DIR/<task>/<file>.py, or MultiPL-E completion files, or a Kattis package's submissions); "
-                             "a Kattis package's own submissions when --problems is one and this is left out")
+                         "LiveCodeBench, BigCodeBench, Codeforces, Code-Contests-Plus format: read from its fields), a "
+                         "Kattis problem package (or a directory of them), or a directory in passk's layout")
+    ev.add_argument("--samples", default=None,
+                    help="candidates: .jsonl(.gz), .json (rows, or bigcode's generations.json), or a directory "
+                         "(DIR/<task>/<file>.py, or MultiPL-E completion files, or a Kattis package's submissions); "
+                         "a Kattis package's own submissions when --problems is one and this is left out")
     ev.add_argument("--format", dest="problems_format", default=None,
                     help="force the problem format (humaneval, humaneval+, mbpp, mbpp+, multipl-e, apps, codecontests, "
                          "livecodebench, bigcodebench, native) instead of reading it from the file's fields")
@@ -159,8 +159,8 @@ def build_parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, help=text, description=text, formatter_class=_Help)
 
     _evaluate_args(command("evaluate", "run every candidate and score the run"))
-    vf = command("verify", "judge a Kattis package's own submissions and check each gets the verdict its "
-                           "directory promises (as problemtools' verifyproblem checks them)")
+    vf = command("verify", "judge a Kattis package's own submissions (or samples with an `expected` verdict) and "
+                           "check each gets the verdict its directory promises (as problemtools' verifyproblem does)")
     _evaluate_args(vf, verify=True)
     vf.add_argument("--json", dest="verify_json", action="store_true", help="print the agreement as JSON, not a table")
 
@@ -323,11 +323,10 @@ def cmd_verify(args) -> int:
     from harness.inputs.formats import kattis
     from harness.records.results import latest_rows, read_rows
     from harness.scoring.verify import check, format_check
-    if not (Path(args.problems).is_dir() and kattis.packages(Path(args.problems))):
+    if args.samples is None and not (Path(args.problems).is_dir() and kattis.packages(Path(args.problems))):
         raise InputError(f"{args.problems}: not a Kattis problem package (a problem.yaml beside data/) or a "
-                         "directory of them")
-    args.samples = args.problems
-    code = _run_config(_evaluate_config(args, args.problems), progress=_progress(args))
+                         "directory of them; give --samples whose rows say what they expect (`expected`)")
+    code = _run_config(_evaluate_config(args, _samples_of(args)), progress=_progress(args))
     if code not in (0, 1):
         return code
     entries = check(latest_rows(read_rows(Path(args.out) / RESULTS_FILE)).values())

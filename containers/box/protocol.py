@@ -85,4 +85,4 @@ IO_TOTAL_FACTOR = 10
 TEST_TRANSPORT_MB = 192
 
 # `error` reasons that a rerun cannot change: the problem, not the sandbox, is at fault.
-PERMANENT_ERRORS = ("unsupported_test_argument", "problem_error")
+PERMANENT_ERRORS = ("unsupported_test_argument", "problem_error", "judge_error")

@@ -31,7 +31,7 @@ from harness.inputs.samples import Sample, load_samples
 from harness.scoring.score import score_rows
 
 
-JUDGED_FORMATS = ("kattis", "codeforces")   # formats whose problems carry their own limits (inputs/judge.py)
+JUDGED_FORMATS = ("kattis", "codeforces", "code-contests-plus")   # formats whose problems carry their own limits (inputs/judge.py)
 
 
 @dataclass

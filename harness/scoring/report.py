@@ -52,6 +52,10 @@ def format_summary(score: dict) -> str:
         for g, sub in score["generation_groups"].items():
             values = ", ".join(f"pass@{k} {v:.4f} ({sub['pass_at_k_exact'][k]})" for k, v in sub["pass_at_k"].items())
             lines.append(f"  group {g}: {sub['num_tasks']} tasks, n = {sub['n_min']}..{sub['n_max']}: {values or 'no k'}")
+    mean = score.get("score")
+    if mean:
+        lines.append(f"mean score {mean['mean']:.4f} over {mean['tasks']} scoring tasks ({mean['candidates']} candidates) "
+                     "— partial credit from test groups; pass@k counts full passes only")
     sel = score.get("selected_answer")
     if sel:
         lines.append(f"selected answer (rule: {sel['rule']}): success {sel['success_rate']:.4f} "
@@ -380,6 +384,33 @@ def _why_table(rows) -> list[list]:
 _ORDER = {"failed": 0, "timed_out": 1, "error": 2, "passed": 3}
 
 
+TESTS_SHOWN = 60   # of a judged candidate's tests, in its drill-down (the one that decided always among them)
+
+
+def _judged(doc: "Doc", r) -> None:
+    """A judged candidate's groups (and score) and its tests: verdict, CPU and wall time, memory."""
+    if r.groups:
+        doc.table(["group", "verdict", "tests accepted", "score"],
+                  [[g.get("name", ""), g.get("verdict", ""), f"{g.get('accepted', 0)}/{g.get('tests', 0)}",
+                    "-" if g.get("score") is None else f"{g['score']:g} of {'-' if g.get('max') is None else format(g['max'], 'g')}"]
+                   for g in r.groups])
+    if r.score is not None:
+        doc.para(f"score {r.score:.4f} (of 1)")
+    if r.tests:
+        bad = [t for t in r.tests if t.get("verdict") not in ("ok", "skipped")]
+        shown = r.tests[:TESTS_SHOWN] + [t for t in bad[:1] if t not in r.tests[:TESTS_SHOWN]]
+        doc.table(["test", "verdict", "CPU s", "wall s", "memory MB", "detail"],
+                  [[t.get("name") or t.get("i", ""), t.get("verdict", ""), _num(t.get("time_s")), _num(t.get("wall_s")),
+                    "-" if t.get("memory_kb") is None else f"{t['memory_kb'] / 1024:.1f}",
+                    text.clean(t.get("detail", ""), 160)] for t in shown])
+        if len(shown) < len(r.tests):
+            doc.para(f"{len(r.tests) - len(shown)} more tests are not shown")
+
+
+def _num(value) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
 def _drill_down(doc: "Doc", rows, programs: dict, note: str) -> None:
     """Per task, worst first: a folded section with each shown candidate's label, reason, detail,
     output tails and code, failures first."""
@@ -407,6 +438,7 @@ def _drill_down(doc: "Doc", rows, programs: dict, note: str) -> None:
             one = Doc()
             if r.detail:
                 one.pre(r.detail, "detail")
+            _judged(one, r)
             if r.stdout_tail:
                 one.pre(r.stdout_tail, f"stdout (last {len(r.stdout_tail)} characters of {r.stdout_bytes} bytes)")
             if r.stderr_tail:
@@ -587,6 +619,14 @@ def build_report(run_dir) -> tuple[str, str]:
     columns = ["task", "n", "c", "failed", "timed out", "errors", "distinct texts", "pass@1"]
     if base:
         columns[2:3] = ["c (plus)", "c (base)"]
+    means = (score.get("score") or {}).get("per_task")
+    if means:
+        columns.append("mean score")
+        for row in task_rows:
+            m = means.get(row[0])
+            row.append("-" if m is None else f"{m['mean']:.3f}")
+        doc.para(f"Mean score {score['score']['mean']:.4f} over {score['score']['tasks']} scoring tasks: "
+                 f"{score['score']['note']}.")
     doc.table(columns, task_rows)
     programs, note = _load_programs(manifest)
     drill = Doc()

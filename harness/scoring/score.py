@@ -385,6 +385,9 @@ def _score_latest(latest: dict, opts: ScoringOptions) -> dict:
         result["base"].pop("pass_at_k_subset", None)
         result["base"]["labels"] = {label: sum(1 for r in latest.values() if r.status != ERROR and
                                                (r.base_status or FAILED) == label) for label in (PASSED, FAILED, TIMED_OUT)}
+    scored_tasks = mean_scores(latest)
+    if scored_tasks:
+        result["score"] = scored_tasks
     selected = _selected(latest, task_ids, opts)
     if selected:
         result["selected_answer"] = selected
@@ -393,6 +396,25 @@ def _score_latest(latest: dict, opts: ScoringOptions) -> dict:
         result["pooled_pass_rate"] = {"value": total_c / sum(ns), "exact": f"{total_c}/{sum(ns)}",
                                       "note": "all candidates pooled; not pass@1, which weights each task equally"}
     return result
+
+
+def mean_scores(latest: dict) -> dict | None:
+    """Scoring problems (a judged problem's groups, rows.score in [0, 1]): the mean score of each task's
+    candidates, and the mean of those over the tasks (each task weighs the same, as for pass@k), beside
+    pass@k, which counts full passes only. None when no row has a score."""
+    per_task: dict[str, list] = {}
+    for row in latest.values():
+        if row.score is not None and row.status != ERROR:
+            per_task.setdefault(row.task_id, []).append(float(row.score))
+    if not per_task:
+        return None
+    means = {t: sum(v) / len(v) for t, v in sorted(per_task.items())}
+    return {"mean": sum(means.values()) / len(means), "tasks": len(means),
+            "candidates": sum(len(v) for v in per_task.values()),
+            "per_task": {t: {"mean": round(m, 6), "n": len(per_task[t]), "full": sum(1 for x in per_task[t] if x >= 1)}
+                         for t, m in means.items()},
+            "note": "each task's mean score over its candidates, then the mean over tasks; pass@k counts full "
+                    "passes only"}
 
 
 def score_counts(counts, ks=(1, 10, 100), seed: int = 0, bootstrap: int = 1000) -> dict:

@@ -172,9 +172,10 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
     return client.api.create_host_config(
         network_mode="none",
         read_only=True,
-        # Another language's compiled program runs from its job's directory in /tmp: exec there (Docker's
-        # default for a tmpfs is noexec).
-        tmpfs={"/tmp": f"rw,nosuid,nodev,{'exec,' if is_native(settings) else ''}size={int(limits.tmpfs_mb)}m,mode=1777"},
+        # A compiled program (another language's, or a problem's checker) runs from /tmp: exec there (Docker's
+        # default for a tmpfs is noexec, which was never a boundary for a Python candidate: it can map code
+        # itself).
+        tmpfs={"/tmp": f"rw,nosuid,nodev,exec,size={int(limits.tmpfs_mb)}m,mode=1777"},
         shm_size="4m",
         cap_drop=["ALL"],
         cap_add=CAPABILITIES,
