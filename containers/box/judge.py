@@ -26,6 +26,7 @@ import stat
 import time
 
 from .checkers import by_rule, default_validator, program_verdict, MAX_FEEDBACK
+from .interact import interact
 from .cleanup import remove_tree
 from .files import _private_dir, _write_file
 from .labels import _io_label, _native_label
@@ -205,17 +206,8 @@ class IoJob:
         program = self._checker_program(checker)
         if isinstance(program, str):
             return "judge_error", program, None, {}
-        c_dir = os.path.join(self.jobdir, "c")
-        if os.path.isdir(c_dir):
-            remove_tree(c_dir, time.monotonic() + 2.0)
-        _private_dir(c_dir, CHECKER_UID)
-        feedback = os.path.join(c_dir, "feedback")
-        _private_dir(feedback, CHECKER_UID)
-        paths = {}
-        stdin_raw = case.get("input", "")
-        for name, data in (("input", stdin_raw), ("answer", answer), ("output", output)):
-            paths[name] = os.path.join(c_dir, name)
-            _write_file(paths[name], data, CHECKER_UID, 0o400)
+        paths, feedback = self._checker_dir(case.get("input", ""), answer, output)
+        c_dir = os.path.dirname(paths["input"])
         protocol = checker["protocol"]
         flags = [str(f) for f in (checker.get("flags") or ())] + [str(f) for f in (case.get("flags") or ())]
         if protocol == "kattis":
@@ -239,6 +231,34 @@ class IoJob:
         verdict, detail, score = program_verdict(protocol, report["exit_code"], report["signal"],
                                                  report["stdout"] or b"", report["stderr_tail"], files)
         return verdict, detail, score, files
+
+    def _checker_dir(self, input_text, answer, output):
+        """A fresh directory only CHECKER_UID may enter, with the test's input, answer and the candidate's
+        output (when there is one), and an empty feedback directory."""
+        c_dir = os.path.join(self.jobdir, "c")
+        if os.path.isdir(c_dir):
+            remove_tree(c_dir, time.monotonic() + 2.0)
+        _private_dir(c_dir, CHECKER_UID)
+        feedback = os.path.join(c_dir, "feedback")
+        _private_dir(feedback, CHECKER_UID)
+        paths = {}
+        for name, data in (("input", input_text), ("answer", answer), ("output", output)):
+            if data is None:
+                continue
+            paths[name] = os.path.join(c_dir, name)
+            _write_file(paths[name], data, CHECKER_UID, 0o400)
+        return paths, feedback
+
+    def interactive_test(self, case):
+        """One test of an interactive problem (interact.py): (report, verdict, detail, score, feedback)."""
+        checker = self.judge["checker"]
+        answer = case.get("output", "")
+        paths, feedback = self._checker_dir(case.get("input", ""), answer, None)
+        report, verdict, detail, score, files, facts = interact(self, case, checker, paths, feedback)
+        if report is not None:
+            self.clean = self.clean and bool(report["clean"])
+            report.update(facts)
+        return report, verdict, detail, score, files
 
     def _checker_program(self, checker):
         """(argv, env) of the checker, its files written once per container (by content hash, readable by
@@ -296,22 +316,36 @@ class IoJob:
                 results.append({"i": index, "verdict": verdict, "group": group})
                 first_bad = first_bad or (index, verdict, detail, None)
                 break
-            report, output = self.run_test(case)
+            if (self.judge or {}).get("interactive"):
+                report, verdict, detail, score, feedback = self.interactive_test(case)
+                if report is None:   # the interactor cannot run here: nothing of the candidate's ran
+                    results.append({"i": index, "group": group, "verdict": verdict, "detail": clean_text(detail, 300)})
+                    first_bad = first_bad or (index, verdict, detail, None)
+                    break
+            else:
+                report, output = self.run_test(case)
             wall += report["end"] - report["start"]
             entry = {"i": index, "group": group, "time_s": report["cpu_s"],
                      "wall_s": round(max(0.0, report["end"] - report["start"]), 4),
                      "memory_kb": max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)}
             if case.get("name"):
                 entry["name"] = clean_text(case["name"], 80)
-            if judged:
+            if (self.judge or {}).get("interactive"):
+                if feedback:
+                    entry["feedback"] = {clean_text(k, 40): clean_text(v.decode("utf-8", "replace"), 500)
+                                         for k, v in list(feedback.items())[:4]}
+                for key in ("interactor_cpu_s", "interactor_exit", "interactor_signal"):
+                    if report.get(key) is not None:
+                        entry[key] = report[key]
+            elif judged:
                 verdict, detail = judged_label(report, self.limits, time_limit)
                 if verdict == "ok" and report.get("missing_output"):
                     verdict, detail = "wrong_answer", f"no {self.judge['file_io']['output']} written"
             else:   # today's io formats: their labels and rules, as before
                 status, reason, detail = _io_label(report, self.limits, output, case, self.rule, index)
                 verdict = "ok" if status == "passed" else reason
-            score = None
-            if judged and verdict == "ok":
+            score = score if (self.judge or {}).get("interactive") else None
+            if judged and verdict == "ok" and not self.judge.get("interactive"):
                 verdict, detail, score, feedback = self.check(case, output)
                 if feedback:
                     entry["feedback"] = {clean_text(k, 40): clean_text(v.decode("utf-8", "replace"), 500)

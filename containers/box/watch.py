@@ -203,7 +203,7 @@ class Watcher:
         self.oom = OomCounter()
 
     def run(self, workdir, limits, mode, chan=None, stdin=None, tester=None, on_tester=None, program=None,
-            marker_fd=None, uid=None):
+            marker_fd=None, uid=None, fds=None):
         """Start a candidate in `workdir` (through the forkserver; `chan`, its socket to the tests, is
         handed over and closed here) and watch it until it ends, a limit
         stops it, or the tests are done with it. `on_tester()` is called when `tester` is readable; it
@@ -215,7 +215,9 @@ class Watcher:
         write end of the completion marker's pipe, closed here) its fd 3; its memory is watched against
         limits["job_memory_kb"] above what the container held when it started. Mode "exec_io": `program`
         run with `stdin` on its stdin and its stdout captured, as mode "io" runs a Python program; `uid` (a
-        problem's checker or interactor) runs it as another user than the candidate's."""
+        problem's checker or interactor) runs it as another user than the candidate's. `fds` (an interactive
+        problem's): (stdin, stdout) the run gets instead of pipes of the watcher's, closed here once handed
+        over; nothing is fed and nothing captured."""
         io = mode in ("io", "exec_io")
         timeout = limits["timeout_s"]
         watch_kb = limits.get("memory_watch_kb")
@@ -233,7 +235,11 @@ class Watcher:
         err.clear()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        if io:
+        if io and fds is not None:
+            in_r, in_w = fds[0], None
+            capture.ready(0)
+            give = [in_r, fds[1], err_w]
+        elif io:
             in_r, in_w = os.pipe()
             capture.ready(limits["output_bytes"])
             give = [in_r, out_w, err_w]
@@ -252,6 +258,8 @@ class Watcher:
             # Only the candidate may hold its ends: the tests see its channel close when it ends.
             for fd in (in_r, out_w, err_w) if io else (out_w, err_w):
                 os.close(fd)
+            if fds is not None:
+                os.close(fds[1])
             if chan is not None:
                 chan.close()
             if marker_fd is not None:
@@ -264,7 +272,7 @@ class Watcher:
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ, sinks)
         stdin_data, sent = b"", None
-        if io:
+        if io and in_w is not None:
             stdin_data = stdin if isinstance(stdin, bytes) else (stdin or "").encode("utf-8", "surrogatepass")
             os.set_blocking(in_w, False)
             sent = _feed(in_w, stdin_data, 0) if stdin_data else None

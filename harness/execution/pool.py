@@ -88,7 +88,8 @@ class Pool:
                            judge={"time_limit_s": float(spec.time_limit_s), "stop": "groups" if spec.scoring else "first",
                                   "groups": [{"on_reject": g.on_reject} for g in spec.groups],
                                   "file_io": ({"input": spec.file_io[0], "output": spec.file_io[1]} if spec.file_io else None),
-                                  "checker": self._checker_part(job, spec), "emit": spec.emit})
+                                  "checker": self._checker_part(job, spec), "emit": spec.emit,
+                                  "interactive": spec.interactive})
         elif p.language != "python":
             lang = languages.LANGUAGES[p.language]
             test, files = languages.glue(p.language, p.task_id, p.prompt, p.test)

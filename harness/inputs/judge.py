@@ -88,10 +88,13 @@ class JudgeSpec:
     time_source: str = "given"      # where the time limit came from (the format's rule)
     python: str = "cpython"         # the Python interpreter the format's limits expect (Kattis: pypy)
     emit: str | None = None         # a checker's build: the compiled file is returned, no test runs
+    interactive: bool = False       # the checker is an interactor, run beside the candidate (box/interact.py)
 
     def __post_init__(self):
         if not self.tests:
             raise InputError("a judged problem needs at least one test")
+        if self.interactive and self.checker.protocol not in ("kattis", "testlib"):
+            raise InputError("an interactive problem needs an interactor (a Kattis output validator or a testlib interactor)")
         if not (isinstance(self.time_limit_s, (int, float)) and math.isfinite(self.time_limit_s) and self.time_limit_s > 0):
             raise InputError(f"time limit must be a positive number of seconds, got {self.time_limit_s!r}")
 
@@ -181,8 +184,9 @@ def java_main_class(code: str) -> str:
     found = _JAVA_PUBLIC.search(code)
     if found:
         return found.group(1)
-    for m in _JAVA_CLASS.finditer(code):
-        if "static void main" in code[m.end():]:
+    found = list(_JAVA_CLASS.finditer(code))
+    for m, after in zip(found, found[1:] + [None]):
+        if "static void main" in code[m.end():after.start() if after else len(code)]:
             return m.group(1)
     return "Main"
 

@@ -4,7 +4,7 @@
     accepted            passed (and, on a scoring problem, the full score)
     partially_accepted  a score strictly between 0 and full
     wrong_answer        failed by wrong_answer (or presentation_error)
-    time_limit_exceeded timed out by the time limit
+    time_limit_exceeded timed out by the time limit (or, interactive, by the idleness limit)
     run_time_error      failed by runtime_error (or memory_limit: a crash for want of memory)
     rejected            anything but passed
     brute_force         time_limit or runtime_error, never a wrong answer
@@ -18,10 +18,10 @@ EXPECTATIONS = {
     "accepted": lambda r: r.status == "passed" and (r.score is None or r.score >= 1),
     "partially_accepted": lambda r: r.score is not None and 0 < r.score < 1,
     "wrong_answer": lambda r: r.status == "failed" and r.reason in ("wrong_answer", "presentation_error"),
-    "time_limit_exceeded": lambda r: r.status == "timed_out" and r.reason == "time_limit",
+    "time_limit_exceeded": lambda r: r.status == "timed_out" and r.reason in ("time_limit", "idleness_limit"),
     "run_time_error": lambda r: r.status == "failed" and r.reason in ("runtime_error", "memory_limit"),
     "rejected": lambda r: r.status != "passed",
-    "brute_force": lambda r: r.reason in ("time_limit", "runtime_error", "memory_limit"),
+    "brute_force": lambda r: r.reason in ("time_limit", "idleness_limit", "runtime_error", "memory_limit"),
 }
 
 

@@ -4,8 +4,8 @@ Codeforces rows as open-r1 publishes them (open-r1/codeforces)
     id (or contest_id + index), time_limit (seconds), memory_limit (MB), official_tests [{input, output}]
     (the examples when there are none), input_mode ("stdio", or "file": input.txt and output.txt, or the
     row's input_file/output_file), generated_checker (a Python checker, run as open-r1 runs it:
-    `checker.py input answer output`, its printed score in [0, 1]); interaction_format (interactive:
-    refused, as the rows ship no interactor). Without a checker a row is judged as Codeforces judges most
+    `checker.py input answer output`, its printed score in [0, 1]); interaction_format (interactive: judged
+    when the row carries an `interactor`, a testlib interactor in C++, refused otherwise). Without a checker a row is judged as Codeforces judges most
     problems: tokens compared exactly (Kattis's default validator with case_sensitive).
 
 Code-Contests-Plus rows (ByteDance-Seed/Code-Contests-Plus)
@@ -57,7 +57,8 @@ def load_codeforces(path, records) -> dict:
         task_id = obj.get("id") or (f"{obj['contest_id']}/{obj['index']}" if "contest_id" in obj and "index" in obj else None)
         if not isinstance(task_id, str) or not task_id:
             raise InputError(f"{where}: missing field 'id' (or contest_id and index)")
-        if obj.get("interaction_format"):
+        interactor = obj.get("interactor")
+        if obj.get("interaction_format") and not (isinstance(interactor, str) and interactor.strip()):
             raise InputError(f"{where}: {task_id} is interactive and the row ships no interactor; passk cannot judge it")
         tests = _tests(where, obj.get("official_tests"), "official_tests") or _tests(where, obj.get("examples"), "examples")
         if not tests:
@@ -70,12 +71,16 @@ def load_codeforces(path, records) -> dict:
         if file_io and any("/" in f or f.startswith(".") for f in file_io):
             raise InputError(f"{where}: input and output files must be plain names, got {file_io}")
         checker_code = obj.get("generated_checker")
-        if isinstance(checker_code, str) and checker_code.strip():
+        if isinstance(interactor, str) and interactor.strip():   # a testlib interactor in C++
+            checker = Checker("testlib", language="cpp",
+                              files=(("interactor.cpp", interactor), *testlib_header(where, obj, interactor)))
+        elif isinstance(checker_code, str) and checker_code.strip():
             checker = Checker("python", language="python", files=(("checker.py", checker_code),))
         else:
             checker = Checker("default", ("case_sensitive",))
         spec = JudgeSpec(tuple(tests), _positive(where, obj, "time_limit"), memory_mb=int(_positive(where, obj, "memory_limit")),
-                         checker=checker, groups=(Group("official"),), file_io=file_io, time_source="the row's time_limit")
+                         checker=checker, groups=(Group("official"),), file_io=file_io, time_source="the row's time_limit",
+                         interactive=isinstance(interactor, str) and bool(interactor.strip()))
         add(problems, where, Problem(task_id, str(obj.get("title") or ""), "", None, None, channel="io",
                                      format="codeforces", solution_is="program", judge=spec,
                                      notes={"tests_complete": obj.get("official_tests_complete")}))

@@ -18,7 +18,9 @@ times that run, rounded up to time_resolution: run/kattis_time.py), and the row 
 (limits.time_source). Memory and output limits are problem.yaml's (MiB), else the system defaults
 problemtools uses (1024 MiB, 8 MiB).
 
-Not read yet: interactive and multi-pass problems (refused, naming the package), submit-answer problems,
+Interactive problems (legacy `validation: custom interactive`, 2023-07 `type: interactive`) run their output
+validator as the interactor (containers/box/interact.py); their .interaction samples are for statements and
+are not read. Not read yet: multi-pass problems (refused, naming the package), submit-answer problems,
 included code (include/), a validator with build/run scripts, custom graders.
 """
 
@@ -108,8 +110,9 @@ def read_package(pkg: Path) -> Problem:
     kinds = meta.get("type", "pass-fail")
     kinds = set(kinds if isinstance(kinds, list) else [kinds])
     validation = str(meta.get("validation", "default")).split() if legacy else []
-    if "interactive" in validation or "interactive" in kinds or "multi-pass" in kinds:
-        raise InputError(f"{where}: interactive and multi-pass problems are not judged by passk yet")
+    if "multi-pass" in kinds:
+        raise InputError(f"{where}: multi-pass problems are not judged by passk yet")
+    interactive = "interactive" in validation or "interactive" in kinds
     if "submit-answer" in kinds:
         raise InputError(f"{where}: submit-answer problems have no program to run")
     scoring = "scoring" in kinds
@@ -133,10 +136,12 @@ def read_package(pkg: Path) -> Problem:
         margin = _number(where, tm.get("time_limit_to_tle", NEW_MARGIN), "time_limit_to_tle")
         resolution = _number(where, limits.get("time_resolution", 1.0), "time_resolution")
     checker = _checker(pkg, meta, legacy, where, limits)
+    if interactive and checker.protocol != "kattis":
+        raise InputError(f"{where}: an interactive problem needs its output validator (the interactor)")
     tests, groups = _testdata(pkg, legacy, scoring, meta)
     spec = JudgeSpec(tuple(tests), time_limit if time_limit is not None else 1.0, memory_mb=memory, output_mb=output,
                      checker=checker, groups=tuple(groups), scoring=scoring,
-                     time_source=source or "inferred", python="pypy")
+                     time_source=source or "inferred", python="pypy", interactive=interactive)
     notes = {"kattis": {"format_version": str(meta.get("problem_format_version", "legacy")),
                         "time_multiplier": multiplier, "time_safety_margin": margin, "time_resolution": resolution,
                         "time_limit_known": time_limit is not None},
@@ -153,13 +158,13 @@ def _checker(pkg: Path, meta: dict, legacy: bool, where: str, limits: dict) -> C
     memory = int(limits.get("validation_memory", DEFAULT_MEMORY_MB))
     flags = _flags(meta.get("validator_flags")) if legacy else ()
     custom = "custom" in str(meta.get("validation", "default")).split() if legacy else \
-        (pkg / "output_validator").is_dir()
+        ((pkg / "output_validator").is_dir() or (pkg / "output_validators").is_dir())
     if not custom:
         return Checker("default", flags)
-    folder = pkg / ("output_validators" if legacy else "output_validator")
+    folder = pkg / ("output_validators" if legacy or not (pkg / "output_validator").is_dir() else "output_validator")
     if not folder.is_dir():
         raise InputError(f"{where}: custom validation, but no {folder.name}/ directory")
-    entries = sorted(folder.iterdir()) if legacy else [folder]
+    entries = sorted(folder.iterdir()) if folder.name == "output_validators" else [folder]
     programs = [e for e in entries if e.is_dir() or e.suffix in CHECKER_EXTENSIONS]
     if len(programs) != 1:
         raise InputError(f"{folder}: expected one output validator, found {len(programs)}")
