@@ -124,3 +124,29 @@ def test_a_large_honest_value_reaches_a_test_that_holds_memory_of_its_own(run_jo
             "    assert candidate(1, 2) == 'x' * (60 << 20)\n    assert len(held) == 100 << 20\n")
     r = run_job(body("    return 'x' * (60 << 20)\n"), test=test, timeout_s=10.0, memory_mb=256)
     assert (r["status"], r["reason"]) == ("passed", "tests_completed"), r["detail"]
+
+
+@pytest.mark.docker
+def test_sweep_removes_what_dead_runs_left_and_keeps_live_ones():
+    # regression: sweep inspected each listed container, and one removed meanwhile by another passk process
+    # raised NotFound and stopped the run before it started; it now reads the engine's one listing
+    import os
+    import socket
+    from harness.core.constants import LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID
+    from harness.execution.sandbox.docker import connect, ensure_image, sweep
+    client = connect()
+    image = ensure_image(client)["image"]
+    made = {}
+    for who, pid in (("dead", 2 ** 22 + 17), ("live", os.getpid())):
+        made[who] = client.api.create_container(image, labels={LABEL_MANAGED: "1", LABEL_OWNER_PID: str(pid),
+                                                               LABEL_OWNER_HOST: socket.gethostname()})["Id"]
+    try:
+        assert sweep(client) >= 1
+        ids = {c["Id"] for c in client.api.containers(all=True)}
+        assert made["dead"] not in ids and made["live"] in ids
+    finally:
+        for cid in made.values():
+            try:
+                client.api.remove_container(cid, force=True)
+            except Exception:
+                pass

@@ -17,13 +17,14 @@ doing, judged wrong_answer. A candidate that neither reads nor writes is ended b
 
 import os
 import resource
+import select
 import signal
 import threading
 import time
 
 from .checkers import program_verdict
-from .layout import CANDIDATE_ENV, CHECKER_UID
-from .procs import kill_uid
+from .layout import CANDIDATE_ENV, CANDIDATE_UID, CHECKER_UID
+from .procs import _uid_pids, kill_uid
 
 INTERACTOR_GRACE_S = 2.0    # how long the interactor may take to finish once the candidate has ended
 STDERR_LIMIT = 1 << 20       # the interactor's stderr file
@@ -56,19 +57,71 @@ def _spawn(argv, env, cwd, limits, stdin_fd, stdout_fd, stderr_fd):
 
 
 class Reaper(threading.Thread):
-    """Waits for the interactor while the candidate runs, so that when it ended is known to the millisecond
-    (who ended first decides some verdicts)."""
+    """Waits for the interactor while the candidate runs, and tells which of the two ended first: one thread
+    watches both (the interactor's pidfd, and the candidate's, found by its uid once it has started), so the
+    order is the kernel's, not that of two clocks read by two processes. When one end causes the other (the
+    candidate exits, the interactor reads end of file and exits), the cause is seen first, or both at once:
+    a tie goes to the candidate."""
 
     def __init__(self, pid):
         super().__init__(daemon=True)
         self.pid, self.status, self.ru, self.ended_at = pid, None, None, None
+        self.interactor_first = False
         self.done = threading.Event()
         self.start()
 
     def run(self):
+        try:
+            self.interactor_first = self._first()
+        except OSError:   # no pidfd here (an older gVisor): whether a process of the candidate's still runs
+            self.interactor_first = None
         _, self.status, self.ru = os.wait4(self.pid, 0)
         self.ended_at = time.monotonic()
+        if self.interactor_first is None:
+            self.interactor_first = _alive(CANDIDATE_UID)
         self.done.set()
+
+    def _first(self):
+        inter = os.pidfd_open(self.pid)
+        cand = None
+        try:
+            while cand is None:   # the candidate's process, once the forkserver has started it
+                if select.select([inter], [], [], 0.001)[0]:
+                    return _alive(CANDIDATE_UID)
+                cand = _leader(CANDIDATE_UID)
+            ready = select.select([inter, cand], [], [])[0]
+            if cand in ready:
+                return False
+            return not select.select([cand], [], [], 0)[0]
+        finally:
+            os.close(inter)
+            if cand is not None:
+                os.close(cand)
+
+
+def _leader(uid):
+    """A pidfd of the running session leader of `uid` (the candidate: the forkserver starts it in a session
+    of its own), or None while there is none."""
+    for pid in _uid_pids(uid):
+        try:
+            if os.getsid(pid) == pid:
+                return os.pidfd_open(pid)
+        except OSError:
+            continue
+    return None
+
+
+def _alive(uid):
+    """Whether a process of `uid` is running (a zombie has ended)."""
+    for pid in _uid_pids(uid):
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in (b"Z", b"X"):
+            return True
+    return False
 
 
 def _await(reaper, deadline):
@@ -118,9 +171,9 @@ def interact(io_job, case, checker, paths, feedback):
         reaper.done.wait()
         raise
     report["python"] = io_job.program is None
-    cand_end = report["end"]
     deadline = max(time.monotonic() + INTERACTOR_GRACE_S, started + float(limits["timeout_s"]))
-    ended, status, ru, inter_end = _await(reaper, deadline)
+    ended, status, ru, _ = _await(reaper, deadline)
+    inter_first = ended and bool(reaper.interactor_first)
     leftover = kill_uid(CHECKER_UID)
     io_job.clean = io_job.clean and leftover and bool(report["clean"])
     files = _feedback_files(feedback)
@@ -128,7 +181,7 @@ def interact(io_job, case, checker, paths, feedback):
     code = os.WEXITSTATUS(status) if ended and os.WIFEXITED(status) else None
     sig = signal.Signals(os.WTERMSIG(status)).name if ended and os.WIFSIGNALED(status) else None
     facts = {"interactor_cpu_s": round(ru.ru_utime + ru.ru_stime, 6) if ru else None,
-             "interactor_exit": code, "interactor_signal": sig, "interactor_first": inter_end < cand_end}
+             "interactor_exit": code, "interactor_signal": sig, "interactor_first": inter_first}
     time_limit = float(io_job.judge.get("time_limit_s") or io_job.limits["timeout_s"])
     own, own_detail = judged_label(report, io_job.limits, time_limit)
     if own == "time_limit" and report["timed_out"] and (report.get("cpu_s") or 0.0) < time_limit:
@@ -140,7 +193,7 @@ def interact(io_job, case, checker, paths, feedback):
         return report, "judge_error", "the interactor did not finish in time", None, files, facts
     verdict, detail, score = program_verdict(checker["protocol"], code, sig, b"", stderr, files)
     if verdict == "judge_error":
-        gone_first = cand_end <= inter_end
+        gone_first = not inter_first
         broken_pipe = sig == "SIGPIPE" or b"BrokenPipeError" in stderr
         if own != "ok":
             return report, own, own_detail, None, files, facts
@@ -148,7 +201,7 @@ def interact(io_job, case, checker, paths, feedback):
             return report, "wrong_answer", "the candidate ended or closed its input before the interaction " \
                 "finished", None, files, facts
         return report, verdict, detail, None, files, facts
-    if verdict == "wrong_answer" and inter_end < cand_end:
+    if verdict == "wrong_answer" and inter_first:
         return report, verdict, detail, None, files, facts     # the interactor rejected it first
     if own != "ok":
         return report, own, own_detail, None, files, facts

@@ -52,8 +52,11 @@ def judged_label(report, limits, time_limit_s):
     cpu = report.get("cpu_s")
     if report["output_exceeded"]:
         return "output_limit", f"wrote more than {limits['output_bytes']} bytes"
-    if report.get("memory_exceeded") or report["memory_pressure"]:
-        return "memory_limit", f"used more than {limits['memory_mb']} MB"
+    peak = max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)
+    if report.get("memory_exceeded") or report["memory_pressure"] or peak > limits["memory_mb"] * 1024:
+        # the watch (every 5 ms), the container's OOM killer, or the peak the kernel kept (ru_maxrss): a
+        # program that touched more than its limit between two looks still used it, as judges count peaks
+        return "memory_limit", f"used more than {limits['memory_mb']} MB (peak {peak // 1024} MB)"
     if report["signal"] == "SIGXCPU":
         return "time_limit", f"stopped by the CPU backstop after {cpu if cpu is not None else '?'} s of CPU " \
             f"(the limit is {time_limit_s:g} s)"
@@ -64,7 +67,6 @@ def judged_label(report, limits, time_limit_s):
                               f"{cpu if cpu is not None else '?'} s of CPU)")
     sig, code = report["signal"], report["exit_code"]
     tail = report["stderr_tail"] + report["stdout_tail"]
-    peak = max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)
     lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
     if (sig or code) and any(sign in tail for sign in OOM_SIGNS) and peak * 2 >= limits["memory_mb"] * 1024:
         return "memory_limit", "the runtime ran out of memory: " + (lines[-1] if lines else "")

@@ -89,6 +89,8 @@ class Executor(ABC):
         """(the executor that runs `job`, the job as it runs): an io program in a language whose toolchain
         is in another image goes to a sibling executor of that image (made on first use, with this one's
         limits, settings and run), and a judged problem's checker program comes with it (built once)."""
+        if self._closed:
+            raise HarnessError(f"this {self._noun} is closed")
         spec = job.problem.judge
         if spec is not None and spec.checker.protocol not in ("rule", "default") and not spec.emit and job.checker is None:
             job = replace(job, checker=self.checker_program(spec.checker))

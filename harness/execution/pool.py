@@ -128,8 +128,9 @@ class Pool:
         spec = job.problem.judge
         if spec is not None and spec.emit:
             return judge.checker_build(spec.checker, self.backend.compile_limits(limits))
+        file_name = str(job.sample.extra.get("file") or "").rsplit("/", 1)[-1] or None
         return judge.io_build(language, job.sample.program or "", self.backend.compile_limits(limits), limits.cpus,
-                              limits.memory_mb)
+                              limits.memory_mb, file_name)
 
     def encoded(self, job: Job) -> tuple[dict, bytes]:
         """The job's header (id, limits) and its whole line as sent: the problem's part (tests, prompt,

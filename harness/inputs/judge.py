@@ -191,13 +191,19 @@ def java_main_class(code: str) -> str:
     return "Main"
 
 
-def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory_mb: int) -> dict | None:
+def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory_mb: int,
+             file_name: str | None = None) -> dict | None:
     """The build a supervisor runs for an io program (containers/box/judge.py): its source file, the
-    compile step (with the compile limits) and the run step; None for CPython (the forkserver runs it)."""
+    compile step (with the compile limits) and the run step; None for CPython (the forkserver runs it).
+    `file_name`: the file a program came in (a package's submission): a Java program keeps its name, as a
+    judge compiles it (a public class that does not match it does not compile, as there)."""
     lang = IO_LANGUAGES[language]
     if lang.name == "python":
         return None
-    cls = java_main_class(code) if lang.name == "java" else ""
+    cls = ""
+    if lang.name == "java":
+        named = file_name[:-len(".java")] if file_name and file_name.endswith(".java") else None
+        cls = named if named and named.isidentifier() else java_main_class(code)
     values = {"{class}": cls, "{cpus}": str(max(1, math.ceil(cpus))), "{memory_mb}": str(int(memory_mb)),
               "{stack_mb}": str(int(memory_mb))}
 

@@ -260,6 +260,8 @@ def _load_submissions(path: Path, b: _Builder) -> SampleList:
         if task not in b.problems:
             continue
         language = language_by_extension(f.suffix) if f.is_file() else None
+        if language == "python" and _python2(f):   # Kattis tells Python 2 by its shebang: passk runs Python 3
+            language = None
         if language is None:
             ignored.append(rel + ("/" if f.is_dir() else ""))
             continue
@@ -272,6 +274,13 @@ def _load_submissions(path: Path, b: _Builder) -> SampleList:
     if not b.samples:
         raise InputError(f"{path}: no submissions passk runs under submissions/<verdict>/ (C, C++, Java, Python, ...)")
     return SampleList(b.samples, ignored)
+
+
+def _python2(f: Path) -> bool:
+    """A Python file whose shebang names Python 2 (the package format's rule: `^#!.*python2`)."""
+    with open(f, "rb") as fh:
+        first = fh.readline(200)
+    return first.startswith(b"#!") and b"python2" in first
 
 
 def _load_directory(path: Path, b: _Builder) -> SampleList:

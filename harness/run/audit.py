@@ -29,10 +29,12 @@ from harness.records.manifest import load_manifest
 from harness.records.results import latest_rows, read_rows
 from harness.inputs.samples import load_samples
 from harness.scoring.score import score_rows, time_shares
+from harness.run.time_limits import infer as infer_time_limits, needs_inference
 
 AUDIT_FILE = "audit.json"
 LIMIT_REASONS = {"wall_time_limit", "cpu_time_limit", "memory_limit", "output_limit", "file_size_limit",
-                 "input_time_limit"}   # the last: an EvalPlus input past its ground-truth-relative limit
+                 "input_time_limit",   # an EvalPlus input past its ground-truth-relative limit
+                 "time_limit", "idleness_limit"}   # a judged problem's own limits
 
 
 def limit_decided(row) -> bool:
@@ -45,6 +47,15 @@ def relax(limits: Limits, factor: float) -> Limits:
                    file_size_bytes=int(limits.file_size_bytes * factor))
 
 
+def relax_judged(problem, factor: float):
+    """A judged problem with its time, memory and output limits multiplied by `factor`."""
+    spec = problem.judge
+    if factor == 1.0:
+        return problem
+    return replace(problem, judge=replace(spec, time_limit_s=spec.time_limit_s * factor,
+                                          memory_mb=int(spec.memory_mb * factor), output_mb=int(spec.output_mb * factor)))
+
+
 def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: int = 50,
           progress: bool = False, workers: int | None = None) -> dict:
     run_dir = Path(run_dir)
@@ -55,6 +66,10 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
     problems = apply_rule(load_problems(cfg.problems, cfg.problems_format, cfg.channel), cfg.bigcodebench)
     samples = {(s.task_id, s.sample_index): s
                for s in load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)}
+    if needs_inference(problems):   # the time limits the run inferred (a Kattis package's), as it used them
+        if not all(t in (manifest.get("time_limits") or {}) for t in needs_inference(problems)):
+            raise InputError(f"{run_dir}: its manifest does not record the time limits it inferred; resume the run first")
+        problems, _ = infer_time_limits(problems, [], None, manifest["time_limits"])
     rows = latest_rows(read_rows(run_dir / RESULTS_FILE))
     if any(r.status == "error" for r in rows.values()):
         raise InputError(f"{run_dir}: has candidates with status error; resume the run before auditing it")
@@ -73,6 +88,8 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
         if problem.runner == "evalplus":
             return groundtruth.judge_job(problem, samples[(t, i)], truth, cfg.limits, cfg.evalplus, factor=factor,
                                          limits=relax(cfg.limits, factor))
+        if problem.judge is not None:   # a judged problem's own limits, each x factor (the CPU limit's backstop too)
+            return Job(relax_judged(problem, factor), samples[(t, i)])
         return Job(problem, samples[(t, i)], relax(limits_for(t), factor))
 
     result = {"run": str(run_dir), "created_at": now(), "factors": list(factors)}

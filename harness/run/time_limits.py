@@ -43,16 +43,20 @@ def infer(problems: dict, samples: list, executor, known: dict | None = None) ->
         futures[t] = [executor.submit_job(Job(probe, s)) for s in accepted]
     for t in todo:
         rows = [f.result() for f in futures[t]]
-        bad = [r for r in rows if r.status != "passed"]
-        if bad:
-            raise InputError(f"{t}: an accepted submission does not pass under the {PROBE_LIMIT_S:g} s probe limit "
-                             f"({bad[0].sample.get('file', bad[0].sample_index)}: {bad[0].reason}); the time "
-                             "limit cannot be inferred")
-        slowest = max((x.get("time_s") or 0.0) for r in rows for x in (r.tests or ()))
+        passing = [r for r in rows if r.status == "passed"]
+        if not passing:
+            bad = rows[0]
+            raise InputError(f"{t}: no accepted submission passes under the {PROBE_LIMIT_S:g} s probe limit "
+                             f"({bad.sample.get('file', bad.sample_index)}: {bad.reason}); the time limit cannot "
+                             "be inferred")
+        slowest = max((x.get("time_s") or 0.0) for r in passing for x in (r.tests or ()))
         k = problems[t].notes["kattis"]
         limit = rule_limit(slowest, k["time_multiplier"], k["time_resolution"])
-        known[t] = {"time_limit_s": limit, "slowest_accepted_s": slowest, "accepted": len(rows),
-                    "multiplier": k["time_multiplier"], "resolution": k["time_resolution"]}
+        known[t] = {"time_limit_s": limit, "slowest_accepted_s": slowest, "accepted": len(passing),
+                    "multiplier": k["time_multiplier"], "resolution": k["time_resolution"],
+                    # as problemtools leaves out a submission that does not compile: named, not used
+                    "not_passing": [f"{r.sample.get('file', r.sample_index)}: {r.status} {r.reason}"
+                                    for r in rows if r.status != "passed"]}
     for t in tasks:
         entry = known[t]
         found[t] = entry

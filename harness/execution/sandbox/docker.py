@@ -460,11 +460,13 @@ def _pid_alive(pid: int) -> bool:
 
 
 def sweep(client) -> int:
-    """Remove passk containers left by runs on this host whose process is gone."""
+    """Remove passk containers left by runs on this host whose process is gone. The engine's one listing is
+    read as it is (no inspection of each container: another passk process may remove one meanwhile, which
+    made the high-level list raise NotFound and the run stop before it started)."""
     host = socket.gethostname()
     removed = 0
-    for c in client.containers.list(all=True, filters={"label": LABEL_MANAGED}):
-        labels = c.labels or {}
+    for c in client.api.containers(all=True, filters={"label": LABEL_MANAGED}):
+        labels = c.get("Labels") or {}
         try:
             owner = int(labels.get(LABEL_OWNER_PID, "0"))
         except ValueError:
@@ -472,8 +474,8 @@ def sweep(client) -> int:
         if labels.get(LABEL_OWNER_HOST) == host and owner and _pid_alive(owner):
             continue
         try:
-            c.remove(force=True)
+            client.api.remove_container(c["Id"], force=True)
             removed += 1
         except Exception:
-            pass
+            pass   # gone already (its own run removed it), or the engine refused: the next sweep tries again
     return removed

@@ -164,7 +164,10 @@ def _checker(pkg: Path, meta: dict, legacy: bool, where: str, limits: dict) -> C
     folder = pkg / ("output_validators" if legacy or not (pkg / "output_validator").is_dir() else "output_validator")
     if not folder.is_dir():
         raise InputError(f"{where}: custom validation, but no {folder.name}/ directory")
-    entries = sorted(folder.iterdir()) if folder.name == "output_validators" else [folder]
+    # output_validators/<name>/ (legacy) holds programs; output_validator/ (2023-07 on) is the program, or
+    # (as in problemtools' own examples) holds one
+    direct = [e for e in folder.iterdir() if e.is_file() and e.suffix in CHECKER_EXTENSIONS]
+    entries = [folder] if folder.name == "output_validator" and direct else sorted(folder.iterdir())
     programs = [e for e in entries if e.is_dir() or e.suffix in CHECKER_EXTENSIONS]
     if len(programs) != 1:
         raise InputError(f"{folder}: expected one output validator, found {len(programs)}")
@@ -205,8 +208,12 @@ def _testdata(pkg: Path, legacy: bool, scoring: bool, meta: dict):
         subdirs = sorted(p for p in directory.iterdir() if p.is_dir())
         name = directory.relative_to(data).as_posix()
         if cases:
-            groups.append(_group(name, config, own, legacy, top == "sample", directory))
-            flags = _flags(config.get("output_validator_flags" if legacy else "output_validator_args"))
+            # legacy: the sample group is scored like any other (problemtools adds its accept_score to the
+            # total unless a testdata.yaml says otherwise); 2023-07 on: the submission's score is secret's
+            groups.append(_group(name, config, own, legacy, top == "sample" and not legacy, directory))
+            # legacy says output_validator_flags, 2023-07 on output_validator_args; problemtools reads the
+            # former in testdata.yaml whatever the version, so either is taken in either file
+            flags = _flags(config.get("output_validator_args", config.get("output_validator_flags")))
             for case in cases:
                 answer = case.with_suffix(".ans")
                 if not answer.is_file():

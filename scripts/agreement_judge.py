@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""passk's judge against Kattis's problemtools on the same packages and their own submissions.
+
+For each package, problemtools' `verifyproblem -p submissions` and `passk verify` judge every submission in
+submissions/<verdict>/; the script prints, per submission, the verdict each gave (problemtools' AC, WA,
+TLE, RTE, CE, JE; passk's label and reason mapped onto those) and whether the two agree, then the agreement
+per expected verdict and per language, and every disagreement.
+
+    python3 -m venv /tmp/pt && /tmp/pt/bin/pip install problemtools     # the peer (PyPI)
+    apt-get install pypy3                                                 # problemtools runs Python 3 with it
+    python3 scripts/agreement_judge.py --verifyproblem /tmp/pt/bin/verifyproblem [PACKAGE ...] [--write-docs]
+
+problemtools compiles and runs on this machine (its compilers: gcc, g++, a JDK, pypy3), passk in its
+containers. Debian bookworm's JDK is 17 and problemtools' Java command asks for `-source 21`: the script
+gives problemtools a configuration (XDG_CONFIG_HOME) that compiles Java for 17, nothing else changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PT_LINE = re.compile(r"^(?:ERROR\s+|\s+)(?P<sub>[\w.+-]+/\S+) \((?P<lang>[^)]*(?:\([^)]*\))?[^)]*)\)"
+                     r"(?: OK(?: with extra time)?: | got )(?P<verdict>[A-Z]+)(?: \((?P<score>[-\d.]+)\))?")
+PT_COMPILE = re.compile(r"^ERROR Compile error for (?P<sub>[\w.+-]+/\S+) \(")
+JAVA_17 = ("java:\n    compile: 'javac -encoding UTF-8 -sourcepath {path} -d {path} {files}'\n")
+
+
+def kattis_verdict(status: str, reason: str) -> str:
+    """passk's label as problemtools' verdict."""
+    if status == "passed" or reason == "partial_score":
+        return "AC"
+    return {"wrong_answer": "WA", "presentation_error": "WA", "time_limit": "TLE", "idleness_limit": "TLE",
+            "runtime_error": "RTE", "memory_limit": "RTE", "output_limit": "OLE", "compile_error": "CE",
+            "judge_error": "JE"}.get(reason, reason)
+
+
+def not_both(sub: str, theirs: str, ours: str) -> str | None:
+    """Why a submission was judged by one side only (left out of the agreement), or None."""
+    if ours == "-" and theirs in ("CE", "-"):
+        return "not run by passk (a language it does not run, or Python 2), nor compiled by problemtools here"
+    if ours == "-":
+        return "not run by passk (a language it does not run, or Python 2)"
+    if theirs == "-":
+        return f"not run by problemtools ({sub.split('/')[0]}/ is not one of its submission directories)"
+    if theirs == "CE" and ours != "CE":
+        return "problemtools could not compile it here (its compiler for the language is not installed)"
+    return None
+
+
+def problemtools(verifyproblem: str, package: Path) -> dict:
+    """{submissions/<dir>/<file>: verdict} as problemtools' verifyproblem gives them."""
+    with tempfile.TemporaryDirectory() as conf:
+        (Path(conf) / "problemtools").mkdir()
+        (Path(conf) / "problemtools" / "languages.yaml").write_text(JAVA_17)
+        proc = subprocess.run([verifyproblem, str(package), "-p", "submissions"], capture_output=True, text=True,
+                              env={**os.environ, "XDG_CONFIG_HOME": conf}, timeout=3600)
+    out = {}
+    for line in (proc.stdout + proc.stderr).splitlines():
+        m = PT_LINE.match(line)
+        if m:
+            out[m.group("sub")] = (m.group("verdict"), float(m.group("score")) if m.group("score") else None)
+            continue
+        m = PT_COMPILE.match(line)
+        if m:
+            out[m.group("sub")] = ("CE", None)
+    return out
+
+
+def passk(package: Path, out_dir: Path) -> dict:
+    """{submissions/<dir>/<file>: (verdict, language, status, reason, score)} as `passk verify` gives them."""
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "verify", str(package), "--out", str(out_dir),
+                           "--quiet", "--k", "1", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
+    start = proc.stdout.find("[")
+    if start < 0:
+        raise SystemExit(f"passk verify failed on {package}: {proc.stderr[-2000:]}")
+    entries = json.loads(proc.stdout[start:])
+    return {e["file"].split("/submissions/", 1)[1]: (kattis_verdict(e["status"], e["reason"]), e["language"] or "python",
+                                                     e["status"], e["reason"], e["score"]) for e in entries}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("packages", nargs="*", help="Kattis packages (default: every package in problems/kattis)")
+    ap.add_argument("--verifyproblem", default="verifyproblem", help="problemtools' verifyproblem command")
+    ap.add_argument("--write-docs", action="store_true", help="write docs/figures/judge-agreement.md")
+    args = ap.parse_args()
+    from harness.inputs.formats.kattis import packages
+    found = [Path(p) for p in args.packages] or packages(ROOT / "problems" / "kattis")
+    rows, by_dir, by_lang = [], defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
+    with tempfile.TemporaryDirectory() as tmp:
+        for package in found:
+            pt = problemtools(args.verifyproblem, package)
+            ours = passk(package, Path(tmp) / package.name)
+            # a scoring problem: problemtools' full score is what its accepted submissions get
+            full = max((s for sub, (v, s) in pt.items() if sub.startswith("accepted/") and s is not None), default=None)
+            for sub in sorted(set(pt) | set(ours)):
+                verdict, lang, status, reason, score = ours.get(sub, ("-", "-", "-", "-", None))
+                theirs, points = pt.get(sub, ("-", None))
+                if score is not None and full:   # scores: problemtools' share of its full score against passk's
+                    verdict = "AC" if score > 0 and theirs == "AC" else verdict
+                    agree = verdict == theirs and (points is None or abs(points / full - score) < 1e-6)
+                    theirs += f" ({points:g} of {full:g})" if points is not None else ""
+                else:
+                    agree = verdict == theirs
+                why = not_both(sub, theirs, verdict)
+                rows.append((package.name, sub, lang, theirs, verdict, f"{status} {reason}" + (f" {score:.3f}" if score is not None else ""),
+                             why or agree))
+                if why:
+                    continue
+                for key, table in ((sub.split("/")[0], by_dir), (lang, by_lang)):
+                    table[key][0] += agree
+                    table[key][1] += 1
+    lines = ["| package | submission | language | problemtools | passk | passk's label | agree |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {p} | `{s}` | {lang} | {t} | {v} | {label} | "
+              f"{a if isinstance(a, str) else 'yes' if a else '**no**'} |" for p, s, lang, t, v, label, a in rows]
+    lines += ["", "| expected verdict | agree |", "|---|---|"] + [f"| {k} | {a}/{n} |" for k, (a, n) in sorted(by_dir.items())]
+    lines += ["", "| language | agree |", "|---|---|"] + [f"| {k} | {a}/{n} |" for k, (a, n) in sorted(by_lang.items())]
+    judged = [r for r in rows if not isinstance(r[-1], str)]
+    agree = sum(1 for r in judged if r[-1])
+    headline = (f"passk and problemtools agree on {agree} of the {len(judged)} submissions both judged, of "
+                f"{len(found)} packages ({len(rows) - len(judged)} judged by one side only: the reason is in the table)")
+    lines += ["", headline]
+    table = "\n".join(lines)
+    print(table)
+    if args.write_docs:
+        from scripts import figures
+        figures.write("judge-agreement", table)
+    return 0 if agree == len(judged) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
