@@ -383,3 +383,13 @@ def test_passk_verify_agrees_with_every_kattis_submissions_directory(tmp_path):
     assert score["score"]["per_task"]["triangle"]["mean"] == pytest.approx((2 + 2 * 41 / 101) / 5)   # the sample scores 1, as in problemtools
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["time_limits"]["triangle"]["time_limit_s"] == 1.0
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("isolation", ["pooled", "fresh"])
+def test_the_judges_hostile_table_under_runc(isolation):
+    from tests.judge_attacks import JUDGE_ATTACKS
+    sys.path.insert(0, str(ROOT))
+    from scripts.judge_attacks import run
+    got = [(a.name, (row.status, row.reason)) for a, row in run("runc", isolation)]
+    assert got == [(a.name, a.expected("runc")) for a in JUDGE_ATTACKS]

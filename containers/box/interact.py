@@ -193,14 +193,15 @@ def interact(io_job, case, checker, paths, feedback):
         return report, "judge_error", "the interactor did not finish in time", None, files, facts
     verdict, detail, score = program_verdict(checker["protocol"], code, sig, b"", stderr, files)
     if verdict == "judge_error":
-        gone_first = not inter_first
         broken_pipe = sig == "SIGPIPE" or b"BrokenPipeError" in stderr
-        if own != "ok":
+        if inter_first and not broken_pipe:   # it failed on its own while the candidate still ran
+            return report, verdict, detail, None, files, facts
+        if not inter_first and own != "ok":    # the candidate crashed or ran out of a limit first
             return report, own, own_detail, None, files, facts
-        if gone_first or broken_pipe:   # the candidate left, or closed its input: the interactor could not go on
-            return report, "wrong_answer", "the candidate ended or closed its input before the interaction " \
-                "finished", None, files, facts
-        return report, verdict, detail, None, files, facts
+        # the candidate left, or closed its input: the interactor could not go on (what the candidate did
+        # after, its write to a pipe nobody reads, follows from that)
+        return report, "wrong_answer", "the candidate ended or closed its input before the interaction " \
+            "finished", None, files, facts
     if verdict == "wrong_answer" and inter_first:
         return report, verdict, detail, None, files, facts     # the interactor rejected it first
     if own != "ok":
