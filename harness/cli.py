@@ -326,7 +326,8 @@ def cmd_verify(args) -> int:
     if args.samples is None and not (Path(args.problems).is_dir() and kattis.packages(Path(args.problems))):
         raise InputError(f"{args.problems}: not a Kattis problem package (a problem.yaml beside data/) or a "
                          "directory of them; give --samples whose rows say what they expect (`expected`)")
-    code = _run_config(_evaluate_config(args, _samples_of(args)), progress=_progress(args))
+    code = _run_config(_evaluate_config(args, _samples_of(args)), progress=_progress(args),
+                       out=sys.stderr if args.verify_json else sys.stdout)
     if code not in (0, 1):
         return code
     entries = check(latest_rows(read_rows(Path(args.out) / RESULTS_FILE)).values())
@@ -337,7 +338,10 @@ def cmd_verify(args) -> int:
     return 0 if code == 0 and all(e["agrees"] is not False for e in entries) else 1
 
 
-def _run_config(cfg, progress: bool) -> int:
+def _run_config(cfg, progress: bool, out=None) -> int:
+    """Run `cfg` and print its summary on `out` (stdout; verify --json prints it on stderr, its JSON alone on
+    stdout)."""
+    out = out or sys.stdout
     from harness.scoring.report import format_summary
     from harness.run.runner import evaluate
 
@@ -348,12 +352,12 @@ def _run_config(cfg, progress: bool) -> int:
         print(f"passk: stopped; results so far are kept in {Path(cfg.out) / RESULTS_FILE}. "
               "Run the same command again to resume.", file=sys.stderr)
         return 130
-    print(format_summary(outcome.score))
+    print(format_summary(outcome.score), file=out)
     if outcome.ignored:
         from harness.core import text
         shown = ", ".join(outcome.ignored[:10]) + (f" and {len(outcome.ignored) - 10} more" if len(outcome.ignored) > 10 else "")
-        print(text.terminal(f"ignored in the samples directory (not samples): {len(outcome.ignored)}: {shown}", 2000))
-    print(f"ran {outcome.ran} candidates, reused {outcome.reused} from an earlier run; results in {outcome.out_dir}")
+        print(text.terminal(f"ignored in the samples directory (not samples): {len(outcome.ignored)}: {shown}", 2000), file=out)
+    print(f"ran {outcome.ran} candidates, reused {outcome.reused} from an earlier run; results in {outcome.out_dir}", file=out)
     if outcome.errors_remaining:
         from harness.scoring.score import errors_text
         print(f"passk: {errors_text(outcome.errors_remaining, outcome.score['errors_permanent'])}", file=sys.stderr)

@@ -81,10 +81,10 @@ def passk(package: Path, out_dir: Path) -> dict:
     """{submissions/<dir>/<file>: (verdict, language, status, reason, score)} as `passk verify` gives them."""
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "verify", str(package), "--out", str(out_dir),
                            "--quiet", "--k", "1", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
-    start = proc.stdout.find("[")
-    if start < 0:
-        raise SystemExit(f"passk verify failed on {package}: {proc.stderr[-2000:]}")
-    entries = json.loads(proc.stdout[start:])
+    try:
+        entries = json.loads(proc.stdout)
+    except ValueError:
+        raise SystemExit(f"passk verify failed on {package}: {proc.stderr[-2000:]}") from None
     return {e["file"].split("/submissions/", 1)[1]: (kattis_verdict(e["status"], e["reason"]), e["language"] or "python",
                                                      e["status"], e["reason"], e["score"]) for e in entries}
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start: set everything up, then run passk on the bundled demo problems.
 #   bash scripts/demo.sh            the HumanEval-format demo set, into runs/demo
-#   bash scripts/demo.sh --all      every shipped set (one per problem format and per language), into
+#   bash scripts/demo.sh --all      every shipped set (one per problem format and per language, and the
+#                                   judge's: Kattis packages, Codeforces and Code-Contests-Plus rows), into
 #                                   runs/demo-<set> (the language images are built the first time: minutes)
 #   bash scripts/demo.sh DIR        the demo set into DIR
 # The default output directories (runs/demo, runs/demo-<set>) are the demo's own: each run starts them
@@ -29,6 +30,15 @@ if [ "${1:-}" = "--all" ]; then
     extra=()
     case "$name" in multipl-e|lang-*) extra=(--stop-tokens) ;; bigcodebench) extra=(--bigcodebench-timeout-s 2) ;; esac
     run_set "$name" "runs/demo-$name" "${extra[@]}"
+    echo
+  done
+  # the judge: a Kattis contest directory judged against its submissions' directories, and judged rows
+  echo "== kattis: problems/kattis (its own submissions) -> runs/demo-kattis"
+  rm -rf runs/demo-kattis
+  passk verify problems/kattis --out runs/demo-kattis --k 1 --no-progress
+  passk report runs/demo-kattis >/dev/null
+  for name in codeforces code-contests-plus; do
+    run_set "$name" "runs/demo-$name"
     echo
   done
   echo "results: runs/demo-<set>/{results.jsonl,score.json,manifest.json,report.html}"

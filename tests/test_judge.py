@@ -152,7 +152,8 @@ def test_kattis_packages_are_read_unchanged():
     from harness.inputs.problems import load_problems, peek_format
     assert peek_format(KATTIS) == "kattis"
     problems = load_problems(KATTIS)
-    assert set(problems) == {"hello", "mean", "anypair", "triangle"}
+    assert set(problems) == {"hello", "mean", "anypair", "guess", "triangle"}
+    assert problems["guess"].judge.interactive and problems["guess"].judge.checker.protocol == "kattis"
     hello, mean, anypair, triangle = (problems[t].judge for t in ("hello", "mean", "anypair", "triangle"))
     assert (hello.time_limit_s, hello.time_source, hello.memory_mb, hello.output_mb) == (1.0, ".timelimit", 256, 8)
     assert hello.checker.protocol == "default" and [g.name for g in hello.groups] == ["sample", "secret"]
@@ -172,7 +173,10 @@ def test_a_kattis_package_is_told_apart_from_passks_layout(tmp_path):
     with pytest.raises(InputError, match=r"problem.yaml:\d+: malformed YAML"):
         load_problems(broken)
     (broken / "problem.yaml").write_text("name: x\nvalidation: custom interactive\n")
-    with pytest.raises(InputError, match="interactive"):
+    with pytest.raises(InputError, match="no output_validators/ directory"):
+        load_problems(broken)
+    (broken / "problem.yaml").write_text("problem_format_version: 2023-07-draft\nname: x\ntype: multi-pass\n")
+    with pytest.raises(InputError, match="multi-pass"):
         load_problems(broken)
     (broken / "problem.yaml").write_text("name: x\n")
     with pytest.raises(InputError, match="no tests"):
@@ -337,7 +341,8 @@ def test_a_testlib_checker_is_compiled_once_and_runs_in_any_image():
                "  long long x, y; if (fscanf(o, \"%lld\", &x) != 1) return 2; fscanf(a, \"%lld\", &y);\n"
                "  if (x == y) return 0;\n  if (x == y - 1) { fprintf(stderr, \"points 0.5 close\\n\"); return 7; }\n  return 1; }\n")
     testlib = Checker("testlib", language="cpp", files=(("checker.cpp", checker),))
-    rows = _run(_problem(SUM, time_limit_s=1.0, checker=testlib, scoring=True), [
+    rows = _run(_problem(SUM, time_limit_s=1.0, checker=testlib, scoring=True,
+                         groups=(Group("all", aggregation="sum", max_score=100),)), [
         ("python", "a, b = map(int, input().split())\nprint(a + b)\n"),
         ("cpp", CPP_SUM),
         ("python", "a, b = map(int, input().split())\nprint(a + b - 1)\n"),
@@ -376,9 +381,10 @@ def test_passk_verify_agrees_with_every_kattis_submissions_directory(tmp_path):
     out = tmp_path / "verify"
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "verify", str(KATTIS), "--out", str(out), "--quiet",
                            "--k", "1", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=1200)
-    entries = json.loads(proc.stdout[proc.stdout.index("["):])
+    entries = json.loads(proc.stdout)   # --json: the JSON alone on stdout, the run's summary on stderr
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert len(entries) == 24 and all(e["agrees"] for e in entries)
+    assert len(entries) == 31 and all(e["agrees"] for e in entries)
+    assert all(e["agrees"] for e in entries if e["file"].startswith("guess/"))   # the interactive package
     score = json.loads((out / "score.json").read_text())
     assert score["score"]["per_task"]["triangle"]["mean"] == pytest.approx((2 + 2 * 41 / 101) / 5)   # the sample scores 1, as in problemtools
     manifest = json.loads((out / "manifest.json").read_text())
@@ -393,3 +399,43 @@ def test_the_judges_hostile_table_under_runc(isolation):
     from scripts.judge_attacks import run
     got = [(a.name, (row.status, row.reason)) for a, row in run("runc", isolation)]
     assert got == [(a.name, a.expected("runc")) for a in JUDGE_ATTACKS]
+
+
+def test_a_problem_file_is_parsed_once_on_the_way_to_the_jobs(tmp_path, monkeypatch):
+    # the run reads a file's format and language from its first record, then loads it: a JSON file was parsed
+    # three times (peek_format, peek_language, the load)
+    from harness.inputs import formats
+    from harness.inputs.problems import load_problems, peek_format, peek_language
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps([{"task_id": "t/0", "prompt": "def f():\n", "test": "def check(c):\n    pass\n",
+                                 "entry_point": "f"}]))
+    parsed = []
+    real = formats.read_json
+    monkeypatch.setattr(formats, "read_json", lambda p: parsed.append(p) or real(p))
+    assert peek_format(path) == "humaneval" and peek_language(path) == "python"
+    assert list(load_problems(path)) == ["t/0"]
+    assert len(parsed) == 1
+
+
+@pytest.mark.docker
+def test_audit_reruns_what_a_judged_problems_limits_decided(tmp_path):
+    # a program that needs about 1.5 s of CPU under a 1 s limit: timed out; with the limits x3 it passes
+    pkg = tmp_path / "slow"
+    (pkg / "data" / "secret").mkdir(parents=True)
+    (pkg / "problem.yaml").write_text("name: Slow\n")
+    (pkg / ".timelimit").write_text("1\n")
+    (pkg / "data" / "secret" / "1.in").write_text("1\n")
+    (pkg / "data" / "secret" / "1.ans").write_text("1\n")
+    (pkg / "submissions" / "time_limit_exceeded").mkdir(parents=True)
+    (pkg / "submissions" / "time_limit_exceeded" / "slow.py").write_text(
+        "import time\nend = time.process_time() + 1.5\nwhile time.process_time() < end:\n    pass\nprint(input())\n")
+    out = tmp_path / "run"
+    subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(pkg), "--out", str(out), "--quiet",
+                    "--k", "1"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    row = json.loads((out / "results.jsonl").read_text().splitlines()[-1])
+    assert (row["status"], row["reason"], row["limits"]["time_limit_s"]) == ("timed_out", "time_limit", 1.0)
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "audit", str(out), "--factors", "3", "--format", "json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    audit = json.loads(proc.stdout)
+    flips = audit["relaxed"][0]["flips"]
+    assert audit["limit_decided"] == 1 and [(f["from"], f["to"]) for f in flips] == [("timed_out", "passed")], proc.stderr

@@ -310,7 +310,8 @@ class IoJob:
         for index, case in enumerate(self.tests):
             group = case.get("group", 0) if isinstance(case.get("group", 0), int) else 0
             if group in skip_group:
-                results.append({"i": index, "verdict": "skipped", "group": group})
+                results.append({"i": index, "verdict": "skipped", "group": group,
+                                **({"name": clean_text(case["name"], 80)} if case.get("name") else {})})
                 continue
             if wall >= total_limit:   # each test has its limits; all of them together, this many
                 verdict, detail = ("time_limit" if judged else "wall_time_limit"), \

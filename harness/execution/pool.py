@@ -145,14 +145,16 @@ class Pool:
                                            json.dumps(part)[1:].encode(), job.differential)
         s = job.sample
         ident = f"{s.task_id}#{s.sample_index}"
-        extra = b""
+        extra, header = b"", cached[1]
         if job.problem.channel == "io":
             build = self._io_build(job, job.language(self.python))
             if build is not None:
                 extra = b'"build": ' + json.dumps(build).encode() + b", "
+                compiling = sum(float((st.get("limits") or {}).get("timeout_s", 0.0)) for st in build["steps"][:-1])
+                header = {**header, "host_wait_s": header["host_wait_s"] + compiling}
         line = b"".join((b'{"id": ', json.dumps(ident).encode(), b', "code": ',
                          json.dumps(job.problem.program_text(s.program)).encode(), b", ", extra, cached[2]))
-        return {"id": ident, "limits": cached[1]}, line
+        return {"id": ident, "limits": header}, line
 
     def run_one(self, job: Job, lane: "Lane"):
         if job.sample.program is None:  # no code could be taken from the sample's text: failed, not dropped
@@ -210,6 +212,7 @@ class Pool:
         if spec is not None:   # what a judge applied: the exact CPU limit, its backstop, where they came from
             record = {**record, "time_limit_s": float(spec.time_limit_s), "wall_limit_s": spec.wall_limit_s,
                       "stack_mb": int(spec.memory_mb), "time_source": spec.time_source,
+                      "python_expected": spec.python,   # the Python the format's limits assume (Kattis: PyPy)
                       "checker": {"protocol": spec.checker.protocol, "flags": list(spec.checker.flags),
                                   **({"language": spec.checker.language, "sha256": spec.checker.sha256,
                                       "time_s": spec.checker.time_s, "memory_mb": spec.checker.memory_mb}

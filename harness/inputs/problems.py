@@ -9,9 +9,8 @@ from pathlib import Path
 
 from harness.core.errors import InputError
 from harness.inputs import languages
-from harness.inputs.formats import formats, load, read_records
+from harness.inputs.formats import first_record, formats, load
 from harness.inputs.problem import Problem
-from harness.core.jsonl import iter_jsonl
 
 
 def load_problems(path: str | Path, fmt: str | None = None, channel: str | None = None) -> dict[str, Problem]:
@@ -44,13 +43,8 @@ def _first_record(path: Path) -> dict | None:
     """A problem file's first record, read before the whole file is (a large JSON Lines file is read once,
     by the full load); None where it cannot be read (the full load says what is wrong with it)."""
     try:
-        name = path.name[:-3] if path.name.endswith(".gz") else path.name
-        if name.endswith(".json"):
-            records = read_records(path)
-            return records[0][1] if records else None
-        first = next(iter_jsonl(path, "problem file"), None)
-        return first[1] if first else None
-    except InputError:
+        return first_record(path)
+    except (InputError, OSError):
         return None
 
 

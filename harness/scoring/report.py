@@ -492,6 +492,13 @@ def build_report(run_dir) -> tuple[str, str]:
         "image": f"{limits.get('image', '?')} ({str(limits.get('image_id', '?'))[:19]})",
         "runtime": f"{limits.get('runtime', '?')}, isolation {limits.get('isolation', '?')}",
     }
+    if "time_limit_s" in limits:   # a judged problem's own limits, per problem: each row has its own
+        judged = [r.limits for r in rows if "time_limit_s" in (r.limits or {})]
+        tls = sorted({lim["time_limit_s"] for lim in judged})
+        head["limits"] = (f"each judged problem's own: CPU time {', '.join(f'{t:g}' for t in tls[:6])} s per test "
+                          f"(wall-clock backstop 2 x + 1 s), memory {', '.join(sorted({str(lim['memory_mb']) for lim in judged}))} "
+                          f"MB, stack as large, output {limits.get('output_bytes')} bytes; cpus={limits.get('cpus')}, "
+                          f"network={limits.get('network')}")
     ep = limits.get("evalplus")
     if isinstance(ep, dict):
         head["limits"] = (f"EvalPlus's ({ep.get('rule')}): per input max({ep.get('min_time_limit_s')} s, "
@@ -538,6 +545,12 @@ def build_report(run_dir) -> tuple[str, str]:
         doc.para(f"omitted pass@{k}: {why}")
     for k, sub in score.get("pass_at_k_subset", {}).items():
         doc.para(f"pass@{k} on a subset: {sub['value']:.4f} ({sub['exact']}) — {sub['note']}")
+    if score.get("score"):
+        m = score["score"]
+        doc.para(Strong("Mean score"), f" {m['mean']:.4f} over {m['tasks']} scoring tasks ({m['candidates']} candidates): "
+                 f"{m['note']}.")
+        doc.table(["task", "mean score", "candidates", "full score"],
+                  [[t, f"{v['mean']:.4f}", v["n"], v["full"]] for t, v in m["per_task"].items()])
     sel = score.get("selected_answer")
     if sel:
         doc.para(Strong("Selected answer"), " (rule ", Code(sel["rule"]),

@@ -19,10 +19,52 @@ def formats() -> dict[str, Format]:
     return dict(_FORMATS)
 
 
+_READ: dict = {}   # the last file read whole: (path, size, mtime) -> its records (one entry)
+
+
+def _key(path: Path):
+    st = path.stat()
+    return (str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
 def read_records(path: Path) -> list[tuple[str, dict]]:
-    """[(where, record)] of a JSON Lines file (.jsonl, .jsonl.gz) or a JSON array (.json, .json.gz)."""
+    """[(where, record)] of a JSON Lines file (.jsonl, .jsonl.gz) or a JSON array (.json, .json.gz). The
+    last file read is kept (one file, until it changes): the run's format and language are read from its
+    first record before the whole load, which then parses nothing again."""
     if not path.exists():
         raise InputError(f"{path}: no such file")
+    key = _key(path)
+    if key in _READ:
+        return _READ[key]
+    records = _read_records(path)
+    _READ.clear()
+    _READ[key] = records
+    return records
+
+
+def first_record(path: Path) -> dict | None:
+    """A problem file's first record: the cached whole file's, else a JSON Lines file's first line alone (a
+    large file is read whole once, by the load)."""
+    key = _key(path)
+    if key in _READ:
+        records = _READ[key]
+        return records[0][1] if records else None
+    if key in _FIRST:
+        return _FIRST[key]
+    name = path.name[:-3] if path.name.endswith(".gz") else path.name
+    if name.endswith(".json"):
+        records = read_records(path)
+        return records[0][1] if records else None
+    first = next(iter_jsonl(path, "problem file"), None)
+    _FIRST.clear()
+    _FIRST[key] = first[1] if first else None
+    return _FIRST[key]
+
+
+_FIRST: dict = {}   # a JSON Lines file's first record, read alone (one entry)
+
+
+def _read_records(path: Path) -> list[tuple[str, dict]]:
     name = path.name[:-3] if path.name.endswith(".gz") else path.name
     if name.endswith(".json"):
         data = read_json(path)
