@@ -4,6 +4,7 @@ from harness.core.version import __version__
 from harness.inputs.config import BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings
 from harness.core.errors import HarnessError, InputError, PasskError, SandboxUnavailableError
 from harness.execution.evaluator import Evaluator
+from harness.inputs.judge import Checker, Group, JudgeSpec, JudgeTest
 from harness.inputs.problem import Problem
 from harness.inputs.problems import load_problems
 from harness.execution.ray_executor import RayExecutor  # imports Ray only when one is made
@@ -14,10 +15,14 @@ from harness.scoring.score import pass_at_k, pass_at_k_exact, score_counts, scor
 
 __all__ = [
     "BigCodeBenchSettings",
+    "Checker",
     "EvalPlusSettings",
     "Evaluator",
+    "Group",
     "HarnessError",
     "InputError",
+    "JudgeSpec",
+    "JudgeTest",
     "Limits",
     "PasskError",
     "Problem",

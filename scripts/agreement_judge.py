@@ -99,9 +99,9 @@ def main() -> int:
     found = [Path(p) for p in args.packages] or packages(ROOT / "problems" / "kattis")
     rows, by_dir, by_lang = [], defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
     with tempfile.TemporaryDirectory() as tmp:
-        for package in found:
+        for number, package in enumerate(found):
             pt = problemtools(args.verifyproblem, package)
-            ours = passk(package, Path(tmp) / package.name)
+            ours = passk(package, Path(tmp) / f"{number}-{package.name}")
             # a scoring problem: problemtools' full score is what its accepted submissions get
             full = max((s for sub, (v, s) in pt.items() if sub.startswith("accepted/") and s is not None), default=None)
             for sub in sorted(set(pt) | set(ours)):

@@ -176,6 +176,7 @@ def interact(io_job, case, checker, paths, feedback):
     inter_first = ended and bool(reaper.interactor_first)
     leftover = kill_uid(CHECKER_UID)
     io_job.clean = io_job.clean and leftover and bool(report["clean"])
+    io_job._no_leftovers()
     files = _feedback_files(feedback)
     stderr = _read_bounded(os.path.join(c_dir, "stderr"), 4096)
     code = os.WEXITSTATUS(status) if ended and os.WIFEXITED(status) else None

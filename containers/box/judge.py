@@ -31,6 +31,7 @@ from .cleanup import remove_tree
 from .files import _private_dir, _write_file
 from .labels import _io_label, _native_label
 from .layout import CANDIDATE_UID, CHECKER_UID, WORK_ROOT
+from .procs import _uid_pids, kill_uid
 from .protocol import COMPARE_RULES, IO_RUNNER_FILE, IO_TOTAL_FACTOR, SYNTAX_ERROR_EXIT
 from .text import clean_text
 
@@ -157,6 +158,7 @@ class IoJob:
             report = self.sup.watcher.run(self.p_dir, limits, "exec_io", stdin=stdin, program=self.program)[0]
             report["python"] = False
         self.clean = self.clean and bool(report["clean"])
+        self._no_leftovers()
         output = report["stdout"] or b""
         if file_io:
             output = self._read_output(file_io["output"], limits["output_bytes"])
@@ -164,6 +166,14 @@ class IoJob:
                 output = b""
                 report["missing_output"] = True
         return report, output
+
+    def _no_leftovers(self):
+        """Nothing of one test's run may live into the next test's (a daemon that writes the next output):
+        the forkserver kills what it knows of, and this makes sure, by uid, whatever the sandbox's kernel
+        (under gVisor an orphan can be reparented after its parent's end was reported). A process that
+        cannot be killed ends the job: the container is replaced and the candidate run again."""
+        if _uid_pids(CANDIDATE_UID) and not kill_uid(CANDIDATE_UID):
+            raise RuntimeError("a candidate's process outlived its test and could not be killed")
 
     def _reset_files(self, file_io):
         """In file mode no test sees what an earlier one left: every file the program wrote beside its own is

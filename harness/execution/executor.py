@@ -180,15 +180,22 @@ class Executor(ABC):
 
     # -- built on the interface ----------------------------------------------------------------
     def submit(self, problem: Problem, program: str, *, limits: Limits | None = None,
-               sample_index: int | None = None, fields: dict | None = None) -> "concurrent.futures.Future[ResultRow]":
+               sample_index: int | None = None, fields: dict | None = None,
+               language: str | None = None) -> "concurrent.futures.Future[ResultRow]":
         """Queue one program (the whole program: for a completion, pass problem.prompt + completion).
-        Without a `sample_index`, candidates of a task are numbered in the order they are submitted."""
+        Without a `sample_index`, candidates of a task are numbered in the order they are submitted.
+        `language`: an io program's own (inputs/judge.py IO_LANGUAGES: cpp, c, java, ...; Python when None)."""
         if not isinstance(problem, Problem):
             raise InputError(f"expected a harness.Problem, got {type(problem).__name__}")
         if not isinstance(program, str):
             raise InputError(f"a program must be a string, got {type(program).__name__}")
         index = self._next_index(problem.task_id) if sample_index is None else sample_index
-        sample = Sample(problem.task_id, index, program, "solution", "api", dict(fields or {}))
+        if language is not None:
+            from harness.inputs.samples import sample_language
+            language = sample_language("submit", problem, language)
+            if language is None:
+                raise InputError(f"{problem.task_id}: only an io problem's programs name their own language")
+        sample = Sample(problem.task_id, index, program, "solution", "api", dict(fields or {}), language=language)
         return self.submit_job(self._job(problem, sample, limits))
 
     def _job(self, problem: Problem, sample: Sample, limits: Limits | None) -> Job:

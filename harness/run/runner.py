@@ -209,6 +209,7 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
         store = ResultStore(out / RESULTS_FILE)
         manifest = old or {**base_manifest(config, inputs), "run_id": run_id, "started_at": now()}
         manifest["config"] = config  # the latest resolved config (k and scoring may change on resume)
+        manifest["inputs"]["problems"]["format"] = ", ".join(sorted({p.format for p in problems.values()}))
         if samples.ignored:
             manifest["inputs"]["samples"]["ignored"] = samples.ignored[:200]
         manifest["sandbox"] = {k: v for k, v in facts.items() if k != "swept_containers"}
@@ -251,6 +252,11 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
                 manifest["sandbox"]["toolchain"] = facts["toolchain"]
             if facts.get("lost_nodes"):  # Ray nodes that died during the run (their candidates ran again)
                 manifest["sandbox"]["lost_nodes"] = facts["lost_nodes"]
+            others = ev.languages_facts()   # io programs in other languages ran in their own images
+            if others:
+                manifest["sandbox"]["languages"] = {
+                    name: {k: f.get(k) for k in ("image", "image_id", "toolchain", "commands", "language") if f.get(k)}
+                    for name, f in others.items()}
         finally:
             store.close()
     score = score_rows(list(store.rows.values()), problem_ids=list(problems),
