@@ -97,10 +97,15 @@ JUDGE_ATTACKS = [
     JudgeAttack("a child that prints the answer after the program exits",
                 "import os, time\na, b = map(int, input().split())\nif os.fork() == 0:\n    time.sleep(0.3)\n"
                 "    print(a + b, flush=True)\n    os._exit(0)\nos._exit(0)\n", "failed", "wrong_answer"),
-    JudgeAttack("a daemon that writes output.txt for the next test",
-                "import os, time\nif os.fork() == 0:\n    os.setsid()\n    for _ in range(50):\n        time.sleep(0.05)\n"
-                "        try:\n            open('output.txt', 'w').write('42\\n')\n        except OSError:\n            pass\n"
-                "    os._exit(0)\nopen('output.txt', 'w').write('3\\n')\n", "failed", "wrong_answer", file_io=FILES),
+    JudgeAttack("a daemon that answers the next test in file mode",
+                # it writes only when input.txt changes under it (a later test's): a pass would mean it outlived
+                # its test; the program itself always answers 3, right for the first test only
+                "import os, time\nmine = open('input.txt').read()\nif os.fork() == 0:\n    os.setsid()\n"
+                "    for _ in range(100):\n        time.sleep(0.02)\n        try:\n            now = open('input.txt').read()\n"
+                "            if now != mine:\n                a, b = map(int, now.split())\n"
+                "                open('output.txt', 'w').write(f'{a + b}\\n')\n        except (OSError, ValueError):\n"
+                "            pass\n    os._exit(0)\nopen('output.txt', 'w').write('3\\n')\n", "failed", "wrong_answer",
+                file_io=FILES),
     JudgeAttack("killing every process it may", "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n"
                 "    pass\nprint(0)\n", "failed", "wrong_answer"),
     # interactive: stall, flood, close the input, leave early, guess by killing the interactor

@@ -28,6 +28,7 @@ from .procs import _uid_pids, kill_uid
 
 INTERACTOR_GRACE_S = 2.0    # how long the interactor may take to finish once the candidate has ended
 STDERR_LIMIT = 1 << 20       # the interactor's stderr file
+BROKEN_PIPE = (b"BrokenPipeError", b"Broken pipe", b"EPIPE")   # how a runtime says its output's reader is gone
 
 
 def _spawn(argv, env, cwd, limits, stdin_fd, stdout_fd, stderr_fd):
@@ -203,7 +204,10 @@ def interact(io_job, case, checker, paths, feedback):
         # after, its write to a pipe nobody reads, follows from that)
         return report, "wrong_answer", "the candidate ended or closed its input before the interaction " \
             "finished", None, files, facts
-    if verdict == "wrong_answer" and inter_first:
+    # the candidate's own end may follow from the interactor's (a write to the pipe it closed): then the
+    # interactor was first, whatever the order two exits a moment apart were seen in
+    broken = report["signal"] == "SIGPIPE" or any(sign in report["stderr_tail"] for sign in BROKEN_PIPE)
+    if verdict == "wrong_answer" and (inter_first or broken):
         return report, verdict, detail, None, files, facts     # the interactor rejected it first
     if own != "ok":
         return report, own, own_detail, None, files, facts
