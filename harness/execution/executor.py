@@ -20,7 +20,7 @@ from harness.core.errors import HarnessError, InputError
 from harness.execution import groundtruth
 from harness.execution.jobs import Job
 from harness.inputs.config import EvalPlusSettings, Limits, SandboxSettings
-from harness.inputs.judge import image_of
+from harness.inputs.judge import SUPERVISOR_PROTOCOLS, image_of
 from harness.inputs.problem import Problem
 from harness.inputs.samples import Sample
 from harness.records.results import ResultRow
@@ -77,10 +77,6 @@ class Executor(ABC):
         """Stop and remove every sandbox; queued jobs are cancelled unless `cancel` is False."""
 
     # -- programs in other languages (the judge) ----------------------------------------------------
-    @property
-    def python(self) -> str:
-        return "pypy" if self.settings.python == "pypy" else "python"
-
     def image_language(self) -> str:
         """The language whose image this executor's containers run (python: passk's own)."""
         return image_of(self.settings.language or "python")
@@ -92,11 +88,11 @@ class Executor(ABC):
         if self._closed:
             raise HarnessError(f"this {self._noun} is closed")
         spec = job.problem.judge
-        if spec is not None and spec.checker.protocol not in ("rule", "default") and not spec.emit and job.checker is None:
+        if spec is not None and spec.checker.protocol not in SUPERVISOR_PROTOCOLS and not spec.emit and job.checker is None:
             job = replace(job, checker=self.checker_program(spec.checker))
         if job.problem.channel != "io":
             return None, job
-        image = image_of(job.language(self.python))
+        image = image_of(job.language(self.settings.io_python))
         if image == self.image_language():
             return None, job
         with self._lock:
@@ -132,9 +128,8 @@ class Executor(ABC):
             if held is not None:
                 return held
             if checker.language == "python":
-                name, text = checker.files[0]
-                files = {n: t for n, t in checker.files}
-                held = {"files": files, "argv": ["python3", "-S", "{dir}/" + name], "sha256": key}
+                held = {"files": dict(checker.files), "argv": ["python3", "-S", "{dir}/" + checker.files[0][0]],
+                        "sha256": key}
             elif checker.language in ("c", "cpp"):
                 binary = self._build_checker(checker)
                 held = {"files": {"checker": base64.b64encode(binary).decode()}, "base64": True,

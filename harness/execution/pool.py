@@ -37,7 +37,6 @@ class Pool:
         self.base = base
         self.settings = settings
         self.facts = facts
-        self.python = "pypy" if getattr(settings, "python", "cpython") == "pypy" else "python"
         self._records: dict[Limits, dict] = {}  # one limits record per distinct Limits, shared by rows
         self._encoded: dict[tuple, tuple] = {}   # (problem, limits) -> the problem's part of a job line
         self.stop = threading.Event()
@@ -112,7 +111,7 @@ class Pool:
         supervisor), or a program with its own limits, run as the checker's user."""
         checker = spec.checker
         out = {"protocol": checker.protocol, "flags": list(checker.flags), "rule": checker.rule}
-        if checker.protocol in ("rule", "default") or spec.emit:
+        if checker.protocol in judge.SUPERVISOR_PROTOCOLS or spec.emit:
             return out
         if job.checker is None:
             raise HarnessError(f"{job.problem.task_id}: a checker program's job needs the program (Executor.checker_program)")
@@ -147,7 +146,7 @@ class Pool:
         ident = f"{s.task_id}#{s.sample_index}"
         extra, header = b"", cached[1]
         if job.problem.channel == "io":
-            build = self._io_build(job, job.language(self.python))
+            build = self._io_build(job, job.language(self.settings.io_python))
             if build is not None:
                 extra = b'"build": ' + json.dumps(build).encode() + b", "
                 compiling = sum(float((st.get("limits") or {}).get("timeout_s", 0.0)) for st in build["steps"][:-1])
@@ -219,7 +218,7 @@ class Pool:
                                      if spec.checker.language else {})},
                       **({"file_io": list(spec.file_io)} if spec.file_io else {})}
         if job.problem.channel == "io":
-            language = job.language(self.python)
+            language = job.language(self.settings.io_python)
             record = {**record, "language": language, "commands": judge.io_commands(language)} \
                 if spec is not None or language != "python" else record
             row.language = language

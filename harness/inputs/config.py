@@ -129,6 +129,11 @@ class SandboxSettings:
     # image, forked warm) or "pypy" (Debian's pypy3, as Kattis judges Python 3). Recorded in every row.
     python: str = "cpython"
 
+    @property
+    def io_python(self) -> str:
+        """The language an io program in Python runs as (its image): python (CPython) or pypy."""
+        return "pypy" if self.python == "pypy" else "python"
+
     def __post_init__(self):
         if self.python not in ("cpython", "pypy"):
             raise InputError(f"python must be cpython or pypy, got {self.python!r}")

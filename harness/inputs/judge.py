@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from harness.core.errors import InputError
 
 CHECKER_PROTOCOLS = ("rule", "default", "kattis", "testlib", "python")
+SUPERVISOR_PROTOCOLS = ("rule", "default")   # judged in the supervisor itself: no program of the problem's
 MAX_TESTS_KEPT = 2000   # per-test results a row keeps (as the container sends them)
 
 
