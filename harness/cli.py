@@ -219,6 +219,42 @@ def build_parser() -> argparse.ArgumentParser:
                         "repeatable")
     _environment_args(b)
 
+    sv = command("serve", "an HTTP service for training loops and evaluation services: passk's /v1/evaluate, "
+                          "SandboxFusion's /run_code, /health, /metrics (docs/serve.md)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to listen on (any but loopback needs --token)")
+    sv.add_argument("--port", type=int, default=8080, help="port to listen on")
+    sv.add_argument("--token", default=os.environ.get("PASSK_SERVE_TOKEN"),
+                    help="bearer token every request but /health and /openapi.json must carry (env PASSK_SERVE_TOKEN)")
+    sv.add_argument("--problems", action="append", default=[], metavar="FILE|DIR",
+                    help="preload problems (any format passk reads) so requests can name them by id; repeatable")
+    sv.add_argument("--format", dest="problems_format", default=None, help="force the preloaded problems' format")
+    sv.add_argument("--workers", type=_positive(int), default=_workers_default(),
+                    help="candidates run at once, each worker with its own warm container")
+    sv.add_argument("--runtime", choices=RUNTIMES, default="runc", help="container runtime (runsc: gVisor)")
+    sv.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
+                    help="pooled: warm containers, cleaned between candidates; fresh: a new container each")
+    sv.add_argument("--executor", choices=EXECUTORS, default="local", help="local: this machine's Docker engine; ray: a Ray cluster")
+    sv.add_argument("--ray-address", default=None, help="with --executor ray: the cluster to join")
+    sv.add_argument("--python", choices=("cpython", "pypy"), default="cpython", help="the Python that runs io programs")
+    sv.add_argument("--timeout-s", type=_positive(float), default=Limits.timeout_s,
+                    help="a candidate's wall-clock limit where its request sets none")
+    sv.add_argument("--memory-mb", type=_positive(int), default=1024,
+                    help="memory of a candidate where its request sets none, and the most a request may ask for")
+    sv.add_argument("--compile-timeout-s", type=_positive(float), default=Limits.compile_timeout_s,
+                    help="wall-clock limit of a compile step where the request sets none")
+    sv.add_argument("--max-queue", type=_positive(int), default=4096,
+                    help="candidates queued or running at once; a request beyond it gets 429 with Retry-After")
+    sv.add_argument("--deadline-s", type=_positive(float), default=600.0,
+                    help="a request's deadline (a request may ask for less): what has not run by then is `error deadline`")
+    sv.add_argument("--max-candidates", type=_positive(int), default=1024, help="candidates in one request")
+    sv.add_argument("--max-code-bytes", type=_positive(int), default=1 << 20, help="bytes of one candidate's program")
+    sv.add_argument("--max-body-bytes", type=_positive(int), default=64 << 20, help="bytes of one request's body")
+    sv.add_argument("--grace-s", type=_positive(float), default=30.0,
+                    help="on SIGTERM, how long requests in flight may take to finish before they are cancelled")
+    sv.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"), default="warning",
+                    help="the HTTP server's log level")
+    sv.add_argument("--base-image", default=default_base_image(), help="base image with python3 for passk's image")
+
     dr = command("doctor", "what this machine has for running passk, what is missing, how to fix it")
     dr.add_argument("--base-image", default=default_base_image(), help="base image to look for")
     return p
@@ -464,6 +500,31 @@ def cmd_images(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    from harness.execution.jobs import run_limits
+    from harness.inputs.problems import load_problems
+    from harness.serve import serve
+    from harness.serve.service import Service, ServiceOptions
+    problems: dict = {}
+    for path in args.problems:
+        for tid, problem in load_problems(path, args.problems_format).items():
+            if tid in problems:
+                raise InputError(f"{path}: task {tid!r} is preloaded twice (from two --problems)")
+            problems[tid] = problem
+    limits = run_limits(Limits(timeout_s=args.timeout_s, memory_mb=args.memory_mb,
+                               compile_timeout_s=args.compile_timeout_s,
+                               compile_memory_mb=max(Limits.compile_memory_mb, args.memory_mb)), problems.values())
+    settings = SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
+                               base_image=args.base_image, executor=args.executor, ray_address=args.ray_address,
+                               python=args.python)
+    options = ServiceOptions(max_queue=args.max_queue, deadline_s=args.deadline_s, max_candidates=args.max_candidates,
+                             max_code_bytes=args.max_code_bytes, max_body_bytes=args.max_body_bytes,
+                             max_memory_mb=limits.memory_mb)
+    service = Service(limits, settings, options, problems)
+    serve(args.host, args.port, service, token=args.token, log_level=args.log_level, grace_s=args.grace_s)
+    return 0
+
+
 def cmd_doctor(args) -> int:
     from harness.execution.doctor import checks, format_checks, healthy
 
@@ -477,7 +538,7 @@ def main(argv=None) -> int:
         args = build_parser().parse_args(argv)
         handler = {"evaluate": cmd_evaluate, "verify": cmd_verify, "run": cmd_run, "reproduce": cmd_reproduce, "audit": cmd_audit,
                    "score": cmd_score, "compare": cmd_compare, "report": cmd_report,
-                   "images": cmd_images, "doctor": cmd_doctor}[args.command]
+                   "images": cmd_images, "doctor": cmd_doctor, "serve": cmd_serve}[args.command]
         return handler(args)
     except PasskError as e:
         print(f"passk: {e}", file=sys.stderr)

@@ -16,6 +16,8 @@ limits and checker:
     groups         [{on_reject}]: a test's `group` indexes it; "break" skips the rest of that group
                    after a rejected test, "continue" runs them; without groups the first rejected test ends
     stop           "first" (pass-fail: the first rejected test decides) or "groups" (every group is judged)
+    capture        N bytes: no checker; each test's stdout (its first N bytes) and stderr tail come back in the
+                   result's `captured` (passk serve's /run_code: the caller compares, not the judge)
 
 Every test's result is kept (bounded) in the result's `tests`; the host aggregates groups and scores."""
 
@@ -101,6 +103,7 @@ class IoJob:
         self.clean = True
         self.program = None   # (argv, env) of a compiled or interpreted program; None: Python's io run
         self.runner = "script"
+        self.captured = []    # capture mode: what the program printed, per test
 
     # -- the program -------------------------------------------------------------------------------
     def prepare(self):
@@ -316,6 +319,7 @@ class IoJob:
         stop = (self.judge or {}).get("stop", "first")
         total_limit = IO_TOTAL_FACTOR * self.limits["timeout_s"] * (max(1, len(self.tests)) if judged else 1)
         results, wall, first_bad, partial, skip_group = [], 0.0, None, None, set()
+        captured = self.captured
         report = None
         for index, case in enumerate(self.tests):
             group = case.get("group", 0) if isinstance(case.get("group", 0), int) else 0
@@ -352,13 +356,15 @@ class IoJob:
                         entry[key] = report[key]
             elif judged:
                 verdict, detail = judged_label(report, self.limits, time_limit)
+                if self.judge.get("capture"):
+                    captured.append(_captured(report, output, int(self.judge["capture"])))
                 if verdict == "ok" and report.get("missing_output"):
                     verdict, detail = "wrong_answer", f"no {self.judge['file_io']['output']} written"
             else:   # today's io formats: their labels and rules, as before
                 status, reason, detail = _io_label(report, self.limits, output, case, self.rule, index)
                 verdict = "ok" if status == "passed" else reason
             score = score if (self.judge or {}).get("interactive") else None
-            if judged and verdict == "ok" and not self.judge.get("interactive"):
+            if judged and verdict == "ok" and not self.judge.get("interactive") and not self.judge.get("capture"):
                 verdict, detail, score, feedback = self.check(case, output)
                 if feedback:
                     entry["feedback"] = {clean_text(k, 40): clean_text(v.decode("utf-8", "replace"), 500)
@@ -419,8 +425,19 @@ class IoJob:
                   "verdict_channel": "io", "channel_detail": self.detail}
         if self.judge is not None or self.build is not None:
             result["tests"] = results[:MAX_TESTS_KEPT]
+        if self.captured:
+            result["captured"] = self.captured[:MAX_TESTS_KEPT]
         return self.sup._finish(result, dict(report, clean=self.clean and bool(report.get("clean", True))),
                                 self.jobdir)
+
+
+def _captured(report, output, limit):
+    """What a program printed on one test, for a caller that compares it itself: the first `limit` bytes of
+    its output and the tail of its stderr, as base64 (bytes stay bytes), with its exit."""
+    return {"stdout_b64": base64.b64encode(output[:limit]).decode(), "stdout_bytes": report["stdout_bytes"],
+            "stderr_b64": base64.b64encode(report["stderr_tail"]).decode(), "stderr_bytes": report["stderr_bytes"],
+            "exit_code": report["exit_code"], "signal": report["signal"], "cpu_s": report.get("cpu_s"),
+            "wall_s": round(max(0.0, report["end"] - report["start"]), 4)}
 
 
 def _feedback_files(feedback_dir):

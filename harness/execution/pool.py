@@ -88,7 +88,7 @@ class Pool:
                                   "groups": [{"on_reject": g.on_reject} for g in spec.groups],
                                   "file_io": ({"input": spec.file_io[0], "output": spec.file_io[1]} if spec.file_io else None),
                                   "checker": self._checker_part(job, spec), "emit": spec.emit,
-                                  "interactive": spec.interactive})
+                                  "interactive": spec.interactive, "capture": int(spec.capture)})
         elif p.language != "python":
             lang = languages.LANGUAGES[p.language]
             test, files = languages.glue(p.language, p.task_id, p.prompt, p.test)
@@ -237,6 +237,8 @@ class Pool:
             row.tests = [_test_entry(t) for t in result["tests"][:judge.MAX_TESTS_KEPT] if isinstance(t, dict)]
             if spec is not None and row.status != ERROR:
                 row.score, row.groups = grading.grade(spec, row.tests)
+        if isinstance(result.get("captured"), list) and spec is not None and spec.capture:
+            row.captured = [_captured(c, spec.capture) for c in result["captured"][:judge.MAX_TESTS_KEPT] if isinstance(c, dict)]
         if isinstance(result.get("artifact_b64"), str) and spec is not None and spec.emit:
             row.artifact = base64.b64decode(result["artifact_b64"])
         base_status = result.get("base_status")
@@ -246,6 +248,20 @@ class Pool:
         row.run_id = self.backend.run_id
         row.finished_at = now()
         return row
+
+
+def _captured(c: dict, limit: int) -> dict:
+    """One test's captured output as the container sent it (capture mode): bytes, bounded, and numbers."""
+    def raw(key, cap):
+        try:
+            return base64.b64decode(c.get(key) or "", validate=True)[:cap]
+        except (ValueError, TypeError):
+            return b""
+    out = {"stdout": raw("stdout_b64", limit), "stderr": raw("stderr_b64", 4096)}
+    for key in ("stdout_bytes", "stderr_bytes", "exit_code", "cpu_s", "wall_s"):
+        out[key] = _number(c.get(key))
+    out["signal"] = text.clean_reason(c["signal"]) if c.get("signal") else None
+    return out
 
 
 def _test_entry(t: dict) -> dict:

@@ -90,6 +90,8 @@ class JudgeSpec:
     python: str = "cpython"         # the Python interpreter the format's limits expect (Kattis: pypy)
     emit: str | None = None         # a checker's build: the compiled file is returned, no test runs
     interactive: bool = False       # the checker is an interactor, run beside the candidate (box/interact.py)
+    capture: int = 0                # > 0: no checker; each test's output (this many bytes) comes back in the row
+    wall_s: float | None = None     # the wall-clock backstop per test, where a caller sets it (else wall_limit_s's rule)
 
     def __post_init__(self):
         if not self.tests:
@@ -103,6 +105,8 @@ class JudgeSpec:
     def wall_limit_s(self) -> float:
         """The wall-clock backstop for one test: twice the CPU limit and a second (a program that waits,
         sleeps or blocks still ends; its verdict is time_limit)."""
+        if self.wall_s is not None:
+            return float(self.wall_s)
         return 2 * float(self.time_limit_s) + 1.0
 
     def groups_of_tests(self) -> list:

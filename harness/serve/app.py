@@ -1,0 +1,246 @@
+"""The HTTP face of `passk serve`: Starlette routes over a Service (service.py), run by uvicorn.
+
+Why Starlette and uvicorn: an ASGI toolkit and server that are small (their dependencies are anyio and
+h11), widely used and maintained, and give streaming responses and a clean shutdown on SIGTERM; passk checks
+its requests itself (bodies.py: one message naming the field), so a validation framework would add
+nothing, and the OpenAPI schema is written here, next to the routes it describes (openapi.py).
+
+Routes: POST /v1/evaluate (passk's own: rows and rewards, JSON or NDJSON), POST /run_code (SandboxFusion's),
+GET /v1/problems, GET /health, GET /metrics (Prometheus), GET /openapi.json."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import time
+
+import anyio
+from starlette.applications import Starlette
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from harness.core.errors import InputError
+from harness.core.version import __version__
+from harness.records.results import ROW_FIELDS
+from harness.serve import fusion
+from harness.serve.bodies import BadRequest, Candidate, parse_evaluate, reward_of
+from harness.serve.openapi import schema
+from harness.serve.service import Busy, Service, Unavailable
+
+POLL_S = 0.2   # how often a waiting request looks for its client's disconnect and its deadline
+
+
+class _Refused(Exception):
+    def __init__(self, code: int, message: str, headers: dict | None = None):
+        super().__init__(message)
+        self.code, self.headers = code, headers or {}
+
+
+def _error(code: int, message: str, headers: dict | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=code, headers=headers)
+
+
+async def _read_json(request: Request, limit: int):
+    """The body as JSON, read no further than the limit (413 past it: the service never holds more)."""
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _Refused(413, f"the body is {declared} bytes; the limit is {limit}")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _Refused(413, f"the body is over the {limit} byte limit")
+        chunks.append(chunk)
+    try:
+        return json.loads(b"".join(chunks))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise _Refused(400, f"the body is not JSON: {e}"[:300]) from None
+
+
+def row_dict(row, key, reward_mode: str) -> dict:
+    out = {name: getattr(row, name) for name in ROW_FIELDS}
+    out["key"] = key
+    out["reward"] = reward_of(row, reward_mode)
+    return out
+
+
+def build_app(service: Service, token: str | None = None) -> Starlette:
+    options = service.options
+
+    def authorised(request: Request) -> bool:
+        if not token:
+            return True
+        given = request.headers.get("authorization", "")
+        return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+    def endpoint(route: str, open_: bool = False):
+        """A route's handler with what every route does: the token, refusals as JSON, the metrics."""
+        def wrap(handler):
+            async def run(request: Request):
+                started = time.monotonic()
+                try:
+                    if not open_ and not authorised(request):
+                        response = _error(401, "a bearer token is required (Authorization: Bearer ...)",
+                                          {"WWW-Authenticate": "Bearer"})
+                    else:
+                        response = await handler(request)
+                except _Refused as e:
+                    response = _error(e.code, str(e), e.headers)
+                except BadRequest as e:
+                    response = _error(400, str(e))
+                except InputError as e:
+                    response = _error(400, str(e))
+                except Busy as e:
+                    response = _error(429, str(e), {"Retry-After": str(e.retry_after_s)})
+                except Unavailable as e:
+                    response = _error(503, str(e), {"Retry-After": "5"})
+                except ClientDisconnect:
+                    response = Response(status_code=499)
+                service.metrics.request(route, response.status_code, time.monotonic() - started)
+                return response
+            return run
+        return wrap
+
+    async def submit_all(problem, candidates, limits):
+        """Queue every candidate (in a thread: the first job of a language starts its executor). A refusal
+        of one (a language passk does not run) cancels the others."""
+        def work():
+            futures = []
+            try:
+                for c in candidates:
+                    futures.append(service.submit(problem, c.program, language=c.language, limits=limits,
+                                                  fields=c.fields))
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                service.release(len(candidates) - len(futures))
+                raise
+            for f in futures:
+                f.add_done_callback(lambda _f: service.release(1))
+            return futures
+        return await anyio.to_thread.run_sync(work)
+
+    async def watch(request: Request, futures: list, deadline: float, started: float, on_done=None):
+        """Wait for the futures; cancel what has not started when the client goes or the deadline passes.
+        Returns why it stopped early ("client_gone", "deadline") or None."""
+        pending = {asyncio.wrap_future(f): i for i, f in enumerate(futures)}
+        why = None
+        while pending:
+            done, _ = await asyncio.wait(list(pending), timeout=POLL_S, return_when=asyncio.FIRST_COMPLETED)
+            for d in done:
+                i = pending.pop(d)
+                if on_done is not None:
+                    await on_done(i)
+            if not pending:
+                break
+            if time.monotonic() - started > deadline:
+                why = "deadline"
+            elif await request.is_disconnected():
+                why = "client_gone"
+            if why:
+                for f in futures:
+                    f.cancel()
+                return why
+        return None
+
+    @endpoint("/v1/evaluate")
+    async def evaluate(request: Request):
+        started = time.monotonic()
+        body = await _read_json(request, options.max_body_bytes)
+        req = await anyio.to_thread.run_sync(parse_evaluate, body, service.problems, service.limits, options)
+        limits = service.cap_limits(req.limits) if req.limits is not None else None
+        service.admit(len(req.candidates))
+        futures = await submit_all(req.problem, req.candidates, limits)
+        problem = req.problem
+
+        def row_at(i: int, why: str = "cancelled"):
+            row = service.outcome(futures[i], problem, i, started, why)
+            return row_dict(row, req.candidates[i].key, req.reward)
+
+        if req.stream:
+            async def lines():
+                queue: asyncio.Queue = asyncio.Queue()
+
+                async def put(i):
+                    await queue.put(i)
+                task = asyncio.ensure_future(watch(request, futures, req.deadline_s, started, put))
+                sent = set()
+                try:
+                    while len(sent) < len(futures):
+                        if task.done() and queue.empty():
+                            why = task.result() or "cancelled"
+                            for i in range(len(futures)):
+                                if i not in sent and futures[i].done():
+                                    sent.add(i)
+                                    yield json.dumps(row_at(i, why), ensure_ascii=False) + "\n"
+                            if len(sent) < len(futures):   # running ones finish within their limits
+                                await asyncio.sleep(POLL_S)
+                            continue
+                        try:
+                            i = await asyncio.wait_for(queue.get(), timeout=POLL_S)
+                        except asyncio.TimeoutError:
+                            continue
+                        if i not in sent:
+                            sent.add(i)
+                            yield json.dumps(row_at(i), ensure_ascii=False) + "\n"
+                finally:
+                    for f in futures:
+                        f.cancel()
+                    task.cancel()
+            return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+        why = await watch(request, futures, req.deadline_s, started)
+        if why == "client_gone":
+            return Response(status_code=499)
+        if why is not None:   # the deadline: rows for what ran, `error deadline` for what did not
+            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
+        rows = [row_at(i, why or "cancelled") for i in range(len(futures))]
+        counted = [r for r in rows if r["status"] != "error"]
+        summary = {"candidates": len(rows), "passed": sum(r["status"] == "passed" for r in rows),
+                   "errors": len(rows) - len(counted),
+                   "mean_reward": (sum(r["reward"] for r in counted) / len(counted)) if counted else None}
+        return JSONResponse({"task_id": problem.task_id, "reward": req.reward, "summary": summary, "rows": rows})
+
+    @endpoint("/run_code")
+    async def run_code(request: Request):
+        started = time.monotonic()
+        body = await _read_json(request, options.max_body_bytes)
+        problem, program, language, limits = fusion.parse_run_code(body, service.limits, options.max_code_bytes,
+                                                                   options.max_memory_mb)
+        limits = service.cap_limits(limits)
+        service.admit(1)
+        futures = await submit_all(problem, (Candidate(program, language, 0, {}),), limits)
+        why = await watch(request, futures, options.deadline_s, started)
+        if why == "client_gone":
+            return Response(status_code=499)
+        if why is not None:
+            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
+        row = service.outcome(futures[0], problem, 0, started, why or "cancelled")
+        return JSONResponse(fusion.response(row, language))
+
+    @endpoint("/v1/problems")
+    async def problems(request: Request):
+        return JSONResponse({"problems": [{"id": tid, "format": p.format, "channel": p.channel, "language": p.language}
+                                          for tid, p in service.problems.items()]})
+
+    @endpoint("/health", open_=True)
+    async def health(request: Request):
+        state = "stopping" if service.stopping else "ok"
+        return JSONResponse({"status": state, "version": __version__, "queued": service.queued,
+                             "running": service.running(), "queue_limit": options.max_queue},
+                            status_code=503 if service.stopping else 200)
+
+    @endpoint("/metrics")
+    async def metrics(request: Request):
+        return Response(service.metrics_text(), media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    @endpoint("/openapi.json", open_=True)
+    async def openapi(request: Request):
+        return JSONResponse(schema())
+
+    routes = [Route("/v1/evaluate", evaluate, methods=["POST"]), Route("/run_code", run_code, methods=["POST"]),
+              Route("/v1/problems", problems, methods=["GET"]), Route("/health", health, methods=["GET"]),
+              Route("/metrics", metrics, methods=["GET"]), Route("/openapi.json", openapi, methods=["GET"])]
+    return Starlette(routes=routes)

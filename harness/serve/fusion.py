@@ -1,0 +1,123 @@
+"""SandboxFusion's /run_code, served by passk: the request and response fields of SandboxFusion's API
+(sandbox/server/sandbox_api.py in bytedance/SandboxFusion; the `sandbox-fusion` client package's models), so
+that its client and verl's `sandbox_fusion` reward work against passk unchanged.
+
+/run_code runs a program on a stdin and returns what it printed; it gives no verdict (the caller compares,
+and an exit code 0 is SandboxFusion's `Success`). Where passk differs from SandboxFusion, docs/serve.md says
+so: the program runs in passk's sandbox (its limits, its user, no network), `run_timeout` is both the CPU
+limit and the wall-clock backstop, stdout is returned up to the output limit and stderr as its last 2 KB,
+`files` and `fetch_files` are refused when not empty, and a language passk does not run is a 400."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from harness.core.errors import InputError
+from harness.inputs.config import Limits
+from harness.inputs.judge import Checker, JudgeSpec, JudgeTest, io_language
+from harness.inputs.problem import Problem
+from harness.serve.bodies import BadRequest
+
+FIELDS = {"code", "stdin", "language", "compile_timeout", "run_timeout", "memory_limit_MB", "files", "fetch_files"}
+CAPTURE_BYTES = 8 << 20           # stdout returned per run (SandboxFusion returns it whole)
+DEFAULT_MEMORY_MB = 1024          # memory_limit_MB -1 (SandboxFusion: none): the service's own default
+_ids = itertools.count()
+
+
+def _seconds(body: dict, name: str, default: float, ceiling: float) -> float:
+    value = body.get(name, default)
+    if value is None:
+        value = default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise BadRequest(f"{name} must be a positive number of seconds, got {value!r}")
+    return min(float(value), ceiling)
+
+
+def parse_run_code(body, base: Limits, max_code_bytes: int, max_memory_mb: int) -> tuple:
+    """(problem, program, language, limits) of a /run_code request."""
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be a JSON object")
+    unknown = sorted(set(body) - FIELDS)
+    if unknown:
+        raise BadRequest(f"unknown field(s) {', '.join(unknown)}")
+    code = body.get("code")
+    if not isinstance(code, str):
+        raise BadRequest("code must be a string")
+    if len(code.encode("utf-8", "surrogatepass")) > max_code_bytes:
+        raise BadRequest(f"code is over the {max_code_bytes} byte limit")
+    stdin = body.get("stdin")
+    if stdin is not None and not isinstance(stdin, str):
+        raise BadRequest("stdin must be a string or null")
+    for name in ("files", "fetch_files"):
+        if body.get(name):
+            raise BadRequest(f"{name}: passk's /run_code takes no files (a program reads stdin and writes stdout)")
+    language = body.get("language")
+    if not isinstance(language, str):
+        raise BadRequest("language must be a string")
+    try:
+        language = io_language(language)
+    except InputError as e:
+        raise BadRequest(str(e)) from None
+    run_s = _seconds(body, "run_timeout", 10.0, 300.0)
+    compile_s = _seconds(body, "compile_timeout", 10.0, 300.0)
+    memory = body.get("memory_limit_MB", -1)
+    if isinstance(memory, bool) or not isinstance(memory, (int, float)) or not math.isfinite(memory):
+        raise BadRequest(f"memory_limit_MB must be a number, got {memory!r}")
+    memory_mb = DEFAULT_MEMORY_MB if memory <= 0 else int(memory)
+    memory_mb = max(16, min(memory_mb, max_memory_mb))
+    spec = JudgeSpec((JudgeTest(stdin or "", ""),), run_s, memory_mb=memory_mb, output_mb=max(1, CAPTURE_BYTES >> 20),
+                     checker=Checker("rule"), capture=CAPTURE_BYTES, wall_s=run_s, time_source="request")
+    problem = Problem(f"run_code/{next(_ids)}", "", "", None, channel="io", format="run_code", judge=spec)
+    limits = Limits(timeout_s=run_s, cpu_time_s=math.ceil(run_s) + 1, memory_mb=memory_mb,
+                    output_bytes=CAPTURE_BYTES, compile_timeout_s=compile_s, cpus=base.cpus, pids=base.pids,
+                    file_size_bytes=base.file_size_bytes, open_files=base.open_files, tmpfs_mb=base.tmpfs_mb,
+                    compile_memory_mb=max(base.compile_memory_mb, memory_mb))
+    return problem, code, language, limits
+
+
+def _signal_number(name) -> int | None:
+    import signal
+    try:
+        return int(getattr(signal, str(name)))
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def response(row, language: str) -> dict:
+    """SandboxFusion's RunCodeResponse of a passk row."""
+    compiled = language not in ("python", "pypy", "javascript")
+    detail = row.channel_detail or {}
+    compile_result = None
+    if row.status == "error":
+        return {"status": "SandboxError", "message": f"{row.reason}: {row.detail}"[:2000], "compile_result": None,
+                "run_result": None, "executor_pod_name": None, "files": {}}
+    if row.reason == "compile_error" and not row.captured:
+        timed = "time" in row.detail or "timeout" in row.detail
+        compile_result = {"status": "TimeLimitExceeded" if timed else "Finished",
+                          "execution_time": detail.get("compile_s"), "return_code": row.exit_code if row.exit_code is not None else 1,
+                          "stdout": row.stdout_tail, "stderr": row.stderr_tail or row.detail}
+        return {"status": "Failed", "message": "", "compile_result": compile_result, "run_result": None,
+                "executor_pod_name": None, "files": {}}
+    if compiled:
+        compile_result = {"status": "Finished", "execution_time": detail.get("compile_s"), "return_code": 0,
+                          "stdout": "", "stderr": ""}
+    captured = (row.captured or [{}])[0]
+    timed_out = row.status == "timed_out"
+    code = captured.get("exit_code")
+    if row.reason == "compile_error" and code is not None:   # Python's syntax error: the interpreter's exit 1
+        code = 1
+    if code is None and captured.get("signal"):
+        number = _signal_number(captured["signal"])
+        code = -number if number else None
+    run = {"status": "TimeLimitExceeded" if timed_out else "Finished",
+           "execution_time": captured.get("wall_s", row.wall_s), "cpu_time": captured.get("cpu_s"),
+           "return_code": None if timed_out else code,
+           "stdout": _text(captured.get("stdout", b"")), "stderr": _text(captured.get("stderr", b""))}
+    ok = not timed_out and code == 0
+    return {"status": "Success" if ok else "Failed", "message": "", "compile_result": compile_result,
+            "run_result": run, "executor_pod_name": None, "files": {}}

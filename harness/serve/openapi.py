@@ -1,0 +1,106 @@
+"""The OpenAPI 3.1 schema `passk serve` serves at /openapi.json: its routes, their bodies and answers. Written
+by hand beside the routes (app.py) and the readers of their bodies (bodies.py, fusion.py); tests check that
+every route is described and that the examples here are accepted by the service."""
+
+from __future__ import annotations
+
+from harness.core.version import __version__
+from harness.records.results import ROW_FIELDS
+from harness.serve.bodies import REQUEST_LIMITS, REWARDS
+
+_ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
+
+EVALUATE_EXAMPLE = {
+    "problem": {"format": "humaneval", "record": {
+        "task_id": "demo/add", "prompt": "def add(a, b):\n", "entry_point": "add",
+        "canonical_solution": "    return a + b\n",
+        "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n"}},
+    "candidates": [{"completion": "    return a + b\n", "key": "right"},
+                   {"completion": "    return a - b\n", "key": "wrong"}],
+    "reward": "binary",
+}
+RUN_CODE_EXAMPLE = {"code": "print(int(input()) * 2)", "stdin": "21\n", "language": "python",
+                    "run_timeout": 10, "compile_timeout": 10, "memory_limit_MB": 256}
+
+_COMMAND_RESULT = {"type": ["object", "null"], "properties": {
+    "status": {"enum": ["Finished", "Error", "TimeLimitExceeded"]},
+    "execution_time": {"type": ["number", "null"]}, "return_code": {"type": ["integer", "null"]},
+    "stdout": {"type": ["string", "null"]}, "stderr": {"type": ["string", "null"]}}}
+
+
+def schema() -> dict:
+    row = {"type": "object", "description": "A ResultRow (docs/output.md) with the candidate's key and reward.",
+           "properties": {**{name: {} for name in ROW_FIELDS},
+                          "key": {"type": ["string", "integer"]},
+                          "reward": {"type": ["number", "null"],
+                                     "description": "null when status is error: the harness's fault, not the candidate's"}}}
+    evaluate_body = {"type": "object", "required": ["problem", "candidates"], "properties": {
+        "problem": {"oneOf": [
+            {"type": "object", "required": ["id"], "properties": {"id": {"type": "string"}},
+             "description": "a problem preloaded with passk serve --problems"},
+            {"type": "object", "required": ["record"], "properties": {
+                "record": {"type": ["object", "array"]}, "format": {"type": "string"}},
+             "description": "a row of a problem file in any format passk reads from rows (docs/inputs.md)"}]},
+        "candidates": {"type": "array", "items": {"oneOf": [
+            {"type": "string"},
+            {"type": "object", "properties": {"code": {"type": "string"}, "completion": {"type": "string"},
+                                              "language": {"type": "string"}, "key": {"type": ["string", "integer"]}}}]}},
+        "limits": {"type": "object", "properties": {k: {"type": "number"} for k in REQUEST_LIMITS}},
+        "reward": {"enum": list(REWARDS), "default": "binary"},
+        "stream": {"type": "boolean", "default": False,
+                   "description": "true: one row per line (application/x-ndjson) as each finishes"},
+        "deadline_s": {"type": "number"}}}
+    run_code_body = {"type": "object", "required": ["code", "language"], "properties": {
+        "code": {"type": "string"}, "stdin": {"type": ["string", "null"]}, "language": {"type": "string"},
+        "compile_timeout": {"type": "number", "default": 10}, "run_timeout": {"type": "number", "default": 10},
+        "memory_limit_MB": {"type": "integer", "default": -1},
+        "files": {"type": "object", "description": "must be empty"}, "fetch_files": {"type": "array", "description": "must be empty"}}}
+    run_code_answer = {"type": "object", "properties": {
+        "status": {"enum": ["Success", "Failed", "SandboxError"]}, "message": {"type": "string"},
+        "compile_result": _COMMAND_RESULT, "run_result": _COMMAND_RESULT,
+        "executor_pod_name": {"type": ["string", "null"]}, "files": {"type": "object"}}}
+
+    def answers(ok: dict, *codes) -> dict:
+        out = {"200": ok}
+        texts = {"400": "a bad request (the message names the field)", "401": "no or a wrong bearer token",
+                 "413": "the body is over the limit", "429": "the queue is full: retry after Retry-After seconds",
+                 "503": "the sandbox cannot run now, or the service is stopping"}
+        for code in codes:
+            out[code] = {"description": texts[code], "content": {"application/json": {"schema": _ERROR}}}
+        return out
+
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "passk serve", "version": __version__,
+                 "description": "Candidates run in passk's sandbox; verdicts the candidate cannot forge. docs/serve.md."},
+        "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+        "security": [{"bearer": []}],
+        "paths": {
+            "/v1/evaluate": {"post": {
+                "summary": "Run candidates against a problem's tests: one row and reward per candidate",
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": evaluate_body, "example": EVALUATE_EXAMPLE}}},
+                "responses": answers({"description": "rows in the candidates' order (or NDJSON when stream is true)",
+                                      "content": {"application/json": {"schema": {"type": "object", "properties": {
+                                          "task_id": {"type": "string"}, "reward": {"type": "string"},
+                                          "summary": {"type": "object"}, "rows": {"type": "array", "items": row}}}},
+                                          "application/x-ndjson": {"schema": row}}},
+                                     "400", "401", "413", "429", "503")}},
+            "/run_code": {"post": {
+                "summary": "SandboxFusion's /run_code: run a program on a stdin, return what it printed",
+                "requestBody": {"required": True, "content": {"application/json": {
+                    "schema": run_code_body, "example": RUN_CODE_EXAMPLE}}},
+                "responses": answers({"description": "SandboxFusion's RunCodeResponse",
+                                      "content": {"application/json": {"schema": run_code_answer}}},
+                                     "400", "401", "413", "429", "503")}},
+            "/v1/problems": {"get": {"summary": "The preloaded problems",
+                                     "responses": answers({"description": "ids, formats, channels"}, "401")}},
+            "/health": {"get": {"summary": "Alive, and how full", "security": [],
+                                "responses": {"200": {"description": "serving"}, "503": {"description": "stopping"}}}},
+            "/metrics": {"get": {"summary": "Prometheus text format",
+                                 "responses": answers({"description": "counters, gauges, histograms",
+                                                       "content": {"text/plain": {}}}, "401")}},
+            "/openapi.json": {"get": {"summary": "This schema", "security": [],
+                                      "responses": {"200": {"description": "OpenAPI 3.1"}}}},
+        },
+    }

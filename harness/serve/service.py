@@ -1,0 +1,272 @@
+"""The service behind `passk serve`, without HTTP: executors that stay warm for the service's life, the
+admission rule (a bounded number of candidates queued or running; beyond it a request is turned away at
+once, never left to time out), per-request deadlines and cancellation, and the counters /metrics shows.
+
+Everything here is thread-safe: the HTTP layer (app.py) calls `admit` and `run` from the event loop's worker
+threads, and the executors' own threads complete the futures."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import math
+import threading
+import time
+from dataclasses import dataclass, field, replace
+
+from harness.core.errors import HarnessError, InputError
+from harness.execution.executor import Stopped
+from harness.execution.evaluator import Evaluator
+from harness.execution.jobs import judge_limits
+from harness.inputs.config import Limits, SandboxSettings
+from harness.inputs.problem import Problem
+from harness.records.results import ResultRow
+
+# Latency buckets (seconds) of the histograms /metrics shows: a trivial program is ~5 ms, a judged
+# problem with many tests seconds, a queued request up to its deadline.
+BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
+
+
+class Busy(HarnessError):
+    """The queue is full: the request is refused now, with how long to wait before trying again."""
+
+    def __init__(self, retry_after_s: int, queued: int, limit: int):
+        super().__init__(f"the queue holds {queued} candidates (its limit is {limit}); try again in {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+class Unavailable(HarnessError):
+    """The sandbox cannot run anything now (the engine is gone or restarting); the request may be retried."""
+
+
+@dataclass
+class Histogram:
+    counts: list = field(default_factory=lambda: [0] * (len(BUCKETS) + 1))
+    total: float = 0.0
+    n: int = 0
+
+    def observe(self, value: float) -> None:
+        for i, edge in enumerate(BUCKETS):
+            if value <= edge:
+                self.counts[i] += 1
+                break
+        else:
+            self.counts[-1] += 1
+        self.total += value
+        self.n += 1
+
+
+class Metrics:
+    """What /metrics reports, in Prometheus's text format (metrics_text)."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.completed: dict[tuple[str, str], int] = {}      # (status, reason) -> candidates
+        self.requests: dict[tuple[str, int], int] = {}       # (route, HTTP code) -> requests
+        self.request_seconds: dict[str, Histogram] = {}      # route -> latency
+        self.candidate_seconds = Histogram()                 # admitted to row, per candidate
+        self.refused = 0                                     # candidates turned away (429)
+        self.cancelled = 0                                   # candidates cancelled (client gone, deadline)
+
+    def row(self, row: ResultRow, seconds: float) -> None:
+        with self.lock:
+            key = (row.status, row.reason or "")
+            self.completed[key] = self.completed.get(key, 0) + 1
+            self.candidate_seconds.observe(seconds)
+
+    def request(self, route: str, code: int, seconds: float) -> None:
+        with self.lock:
+            self.requests[(route, code)] = self.requests.get((route, code), 0) + 1
+            self.request_seconds.setdefault(route, Histogram()).observe(seconds)
+
+
+def _label(value: str) -> str:
+    return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def _histogram_lines(name: str, labels: str, h: Histogram) -> list[str]:
+    out, running = [], 0
+    sep = "," if labels else ""
+    for edge, count in zip(BUCKETS, h.counts):
+        running += count
+        out.append(f'{name}_bucket{{{labels}{sep}le="{edge:g}"}} {running}')
+    out.append(f'{name}_bucket{{{labels}{sep}le="+Inf"}} {running + h.counts[-1]}')
+    brace = f"{{{labels}}}" if labels else ""
+    out += [f"{name}_sum{brace} {h.total:.6f}", f"{name}_count{brace} {h.n}"]
+    return out
+
+
+@dataclass(frozen=True)
+class ServiceOptions:
+    max_queue: int = 4096            # candidates queued or running at once; beyond it: 429
+    deadline_s: float = 600.0        # a request's default deadline (a request may ask for less)
+    max_candidates: int = 1024       # per request
+    max_code_bytes: int = 1 << 20    # per candidate
+    max_body_bytes: int = 64 << 20   # per request
+    max_memory_mb: int = 4096        # the most a request may ask for (the containers are sized for it)
+
+
+class Service:
+    """Warm executors, one per language of the problems' tests (io programs route by their own language
+    inside an executor), sharing the service's worker slots."""
+
+    def __init__(self, limits: Limits, settings: SandboxSettings, options: ServiceOptions,
+                 problems: dict[str, Problem] | None = None):
+        self.limits, self.settings, self.options = limits, settings, options
+        self.problems = dict(problems or {})
+        self.metrics = Metrics()
+        self._lock = threading.Lock()
+        self._executors: dict[str, Evaluator] = {}
+        self._queued = 0       # candidates admitted and not yet finished
+        self._running_since = time.monotonic()
+        self._done = 0
+        self.stopping = False
+
+    # -- executors -------------------------------------------------------------------------------
+    def start(self) -> dict:
+        """Start the Python executor now (images built, containers warm), so the first request is fast."""
+        return self._executor("python").start()
+
+    def _executor(self, language: str):
+        with self._lock:
+            ex = self._executors.get(language)
+            if ex is not None and ex._fatal is None and not ex._closed:
+                return ex
+            broken = ex
+            settings = replace(self.settings, language=language)
+            if self.settings.executor == "ray":
+                from harness.execution.ray_executor import RayExecutor
+                ex = RayExecutor(self.limits, settings, run_id=f"serve-{language}")
+            else:
+                ex = Evaluator(self.limits, settings, run_id=f"serve-{language}")
+            first = self._executors.get("python")
+            if first is not None and first is not broken and hasattr(ex, "_share_slots"):
+                ex._share_slots(first)
+            self._executors[language] = ex
+        if broken is not None:   # its warm containers died with the engine: a new executor starts fresh
+            threading.Thread(target=broken.close, daemon=True).start()
+        return ex
+
+    def executors(self) -> dict:
+        with self._lock:
+            return dict(self._executors)
+
+    def close(self) -> None:
+        """A graceful stop: queued candidates are cancelled (their rows say so), running ones finish, every
+        container is removed."""
+        self.stopping = True
+        for ex in self.executors().values():
+            ex.close(cancel=True)
+
+    # -- admission -------------------------------------------------------------------------------
+    def admit(self, n: int) -> None:
+        """Take n candidates into the queue, or raise Busy at once."""
+        if self.stopping:
+            raise Unavailable("the service is stopping")
+        with self._lock:
+            if self._queued + n > self.options.max_queue and self._queued > 0:
+                self.metrics.refused += n
+                raise Busy(self._retry_after(), self._queued, self.options.max_queue)
+            self._queued += n
+
+    def release(self, n: int = 1) -> None:
+        with self._lock:
+            self._queued = max(0, self._queued - n)
+            self._done += n
+
+    def _retry_after(self) -> int:
+        elapsed = max(1e-3, time.monotonic() - self._running_since)
+        rate = self._done / elapsed if self._done else 0.0
+        return max(1, min(60, math.ceil(self._queued / rate))) if rate else 5
+
+    @property
+    def queued(self) -> int:
+        return self._queued
+
+    # -- running ---------------------------------------------------------------------------------
+    def submit(self, problem: Problem, program: str, *, language: str | None, limits: Limits | None,
+               fields: dict | None = None) -> concurrent.futures.Future:
+        """Queue one candidate on the executor of its problem's language. A sandbox that cannot start
+        raises Unavailable (retry later); a problem or program passk refuses raises InputError."""
+        key = problem.language if problem.channel != "io" else "python"
+        if limits is None and problem.judge is not None:   # a judged problem's own limits, within the containers'
+            limits = self.cap_limits(judge_limits(self.limits, problem.judge))
+        ex = self._executor(key)
+        try:
+            return ex.submit(problem, program, limits=limits, language=language, fields=fields)
+        except InputError:
+            raise
+        except (HarnessError, OSError) as e:
+            raise Unavailable(f"the sandbox cannot run candidates now: {e}") from e
+
+    def cap_limits(self, limits: Limits) -> Limits:
+        """A request's limits within what the service's containers are sized for."""
+        return replace(limits, memory_mb=min(int(limits.memory_mb), int(self.limits.memory_mb)),
+                       tmpfs_mb=min(int(limits.tmpfs_mb), int(self.limits.tmpfs_mb)),
+                       cpus=min(float(limits.cpus), float(self.limits.cpus)),
+                       pids=min(int(limits.pids), int(self.limits.pids)))
+
+    def outcome(self, future: concurrent.futures.Future, problem: Problem, index: int, started: float,
+                why_cancelled: str = "cancelled") -> ResultRow:
+        """The row of a finished, failed or cancelled future: never a `failed` for what was not the
+        candidate's doing (a cancelled or faulted job is `error`, naming why)."""
+        if future.cancelled():
+            row = _error_row(problem, index, why_cancelled, "the candidate did not run")
+            with self.metrics.lock:
+                self.metrics.cancelled += 1
+        else:
+            error = future.exception()
+            if error is None:
+                row = future.result()
+            elif isinstance(error, Stopped):
+                row = _error_row(problem, index, "service_stopping", str(error))
+            else:
+                row = _error_row(problem, index, "sandbox_fault", f"{type(error).__name__}: {error}")
+        self.metrics.row(row, time.monotonic() - started)
+        return row
+
+    def metrics_text(self) -> str:
+        m = self.metrics
+        executors = self.executors()
+        warm = sum(getattr(ex.settings, "workers", 0) for ex in executors.values()
+                   if getattr(ex, "_pool", None) is not None and not ex._closed)
+        with m.lock:
+            lines = ["# HELP passk_queue_depth Candidates admitted and not yet finished (queued or running).",
+                     "# TYPE passk_queue_depth gauge", f"passk_queue_depth {self._queued}",
+                     "# HELP passk_queue_limit Candidates the queue admits before it answers 429.",
+                     "# TYPE passk_queue_limit gauge", f"passk_queue_limit {self.options.max_queue}",
+                     "# HELP passk_candidates_running Candidates running in a sandbox now.",
+                     "# TYPE passk_candidates_running gauge", f"passk_candidates_running {self.running()}",
+                     "# HELP passk_containers_warm Warm containers (one per worker of each started executor).",
+                     "# TYPE passk_containers_warm gauge", f"passk_containers_warm {warm}",
+                     "# HELP passk_candidates_completed_total Candidates finished, by label and reason.",
+                     "# TYPE passk_candidates_completed_total counter"]
+            for (status, reason), n in sorted(m.completed.items()):
+                lines.append(f'passk_candidates_completed_total{{status="{_label(status)}",reason="{_label(reason)}"}} {n}')
+            lines += ["# HELP passk_candidates_refused_total Candidates turned away because the queue was full.",
+                      "# TYPE passk_candidates_refused_total counter", f"passk_candidates_refused_total {m.refused}",
+                      "# HELP passk_candidates_cancelled_total Candidates cancelled before they ran (client gone, deadline).",
+                      "# TYPE passk_candidates_cancelled_total counter", f"passk_candidates_cancelled_total {m.cancelled}",
+                      "# HELP passk_requests_total HTTP requests, by route and status code.",
+                      "# TYPE passk_requests_total counter"]
+            for (route, code), n in sorted(m.requests.items()):
+                lines.append(f'passk_requests_total{{route="{_label(route)}",code="{code}"}} {n}')
+            lines += ["# HELP passk_request_seconds Time from a request's arrival to its response's end.",
+                      "# TYPE passk_request_seconds histogram"]
+            for route, h in sorted(m.request_seconds.items()):
+                lines += _histogram_lines("passk_request_seconds", f'route="{_label(route)}"', h)
+            lines += ["# HELP passk_candidate_seconds Time from a candidate's admission to its row.",
+                      "# TYPE passk_candidate_seconds histogram"]
+            lines += _histogram_lines("passk_candidate_seconds", "", m.candidate_seconds)
+        return "\n".join(lines) + "\n"
+
+    def running(self) -> int:
+        """Candidates in a sandbox now: the worker slots taken (every executor shares the first one's)."""
+        ex = self.executors().get("python")
+        slots = getattr(ex, "_slots", None)
+        if slots is None:
+            return 0
+        return max(0, ex.settings.workers - slots._value)
+
+
+def _error_row(problem: Problem, index: int, reason: str, detail: str) -> ResultRow:
+    return ResultRow(problem.task_id, index, "error", reason, detail[:1000])
