@@ -145,14 +145,16 @@ class Pool:
         s = job.sample
         ident = f"{s.task_id}#{s.sample_index}"
         extra, header = b"", cached[1]
+        language = "python"
         if job.problem.channel == "io":
-            build = self._io_build(job, job.language(self.settings.io_python))
+            language = job.language(self.settings.io_python)
+            build = self._io_build(job, language)
             if build is not None:
                 extra = b'"build": ' + json.dumps(build).encode() + b", "
                 compiling = sum(float((st.get("limits") or {}).get("timeout_s", 0.0)) for st in build["steps"][:-1])
                 header = {**header, "host_wait_s": header["host_wait_s"] + compiling}
         line = b"".join((b'{"id": ', json.dumps(ident).encode(), b', "code": ',
-                         json.dumps(job.problem.program_text(s.program)).encode(), b", ", extra, cached[2]))
+                         json.dumps(job.problem.program_text(s.program, language)).encode(), b", ", extra, cached[2]))
         return {"id": ident, "limits": header}, line
 
     def run_one(self, job: Job, lane: "Lane"):

@@ -39,10 +39,14 @@ class Problem:
         if self.judge is not None and self.channel != "io":
             raise InputError(f"{self.task_id}: a judged problem is an io problem")
 
-    def program_text(self, program: str) -> str:
+    def program_text(self, program: str, language: str = "python") -> str:
         """What runs: the benchmark's header, then the candidate's program (for runner apps_stdin, turned
-        into APPS's `def code():` as APPS's grader turns it)."""
-        if self.runner == "apps_stdin":
+        into APPS's `def code():` as APPS's grader turns it). The header is Python: an io program in another
+        language runs as it is, and under PyPy a stdin program runs as a plain script (APPS's rewriting needs
+        the grader's own runner, which is CPython's)."""
+        if language not in ("python", "pypy"):
+            return program
+        if self.runner == "apps_stdin" and language == "python":
             program = apps_stdin_program(program)
         return self.header + program
 

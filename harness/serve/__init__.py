@@ -8,6 +8,7 @@ is the HTTP layer, reward.py the function a trainer (verl) calls. docs/serve.md 
 from __future__ import annotations
 
 import ipaddress
+import signal
 import sys
 
 from harness.core.errors import InputError
@@ -43,6 +44,10 @@ def serve(host: str, port: int, service, token: str | None = None, log_level: st
           file=sys.stderr, flush=True)
     if ready is not None:
         ready()
+    # uvicorn handles SIGTERM and SIGINT while it serves, then raises them again under the handlers that
+    # were in place before: SIGTERM's is made a no-op here so that the stop below runs (containers removed)
+    # and the process ends with 0; SIGINT's stays KeyboardInterrupt (the CLI's exit 130), after the stop.
+    signal.signal(signal.SIGTERM, lambda signum, frame: None)
     try:
         server.run()
     finally:

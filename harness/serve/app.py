@@ -140,8 +140,9 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             elif await request.is_disconnected():
                 why = "client_gone"
             if why:
-                for f in futures:
-                    f.cancel()
+                cancelled = sum(1 for f in futures if f.cancel())
+                with service.metrics.lock:
+                    service.metrics.cancelled += cancelled
                 return why
         return None
 
@@ -228,7 +229,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
     @endpoint("/health", open_=True)
     async def health(request: Request):
         state = "stopping" if service.stopping else "ok"
-        return JSONResponse({"status": state, "version": __version__, "queued": service.queued,
+        return JSONResponse({"status": state, "version": __version__, "run_id": service.run_id, "queued": service.queued,
                              "running": service.running(), "queue_limit": options.max_queue},
                             status_code=503 if service.stopping else 200)
 

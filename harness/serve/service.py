@@ -11,6 +11,7 @@ import concurrent.futures
 import math
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field, replace
 
 from harness.core.errors import HarnessError, InputError
@@ -120,6 +121,7 @@ class Service:
         self._running_since = time.monotonic()
         self._done = 0
         self.stopping = False
+        self.run_id = "serve-" + uuid.uuid4().hex[:8]   # its containers' org.passk.run label: <run_id>-<language>
 
     # -- executors -------------------------------------------------------------------------------
     def start(self) -> dict:
@@ -135,9 +137,9 @@ class Service:
             settings = replace(self.settings, language=language)
             if self.settings.executor == "ray":
                 from harness.execution.ray_executor import RayExecutor
-                ex = RayExecutor(self.limits, settings, run_id=f"serve-{language}")
+                ex = RayExecutor(self.limits, settings, run_id=f"{self.run_id}-{language}")
             else:
-                ex = Evaluator(self.limits, settings, run_id=f"serve-{language}")
+                ex = Evaluator(self.limits, settings, run_id=f"{self.run_id}-{language}")
             first = self._executors.get("python")
             if first is not None and first is not broken and hasattr(ex, "_share_slots"):
                 ex._share_slots(first)
@@ -211,8 +213,6 @@ class Service:
         candidate's doing (a cancelled or faulted job is `error`, naming why)."""
         if future.cancelled():
             row = _error_row(problem, index, why_cancelled, "the candidate did not run")
-            with self.metrics.lock:
-                self.metrics.cancelled += 1
         else:
             error = future.exception()
             if error is None:

@@ -1,0 +1,363 @@
+"""passk serve: a real server process on a loopback port, real HTTP clients (urllib, SandboxFusion's own
+client package), the real Docker engine. Pure logic (request bodies, rewards, metrics text) first."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from harness.core.errors import InputError
+from harness.inputs.config import Limits
+from harness.inputs.problem import Problem
+from harness.records.results import ResultRow
+from harness.serve import is_loopback
+from harness.serve.bodies import BadRequest, parse_evaluate, reward_of
+from harness.serve.fusion import parse_run_code
+from harness.serve.openapi import EVALUATE_EXAMPLE, RUN_CODE_EXAMPLE, schema
+from harness.serve.reward import RewardError, extract_program, problem_of
+from harness.serve.service import Histogram, ServiceOptions, _histogram_lines
+
+ADD = {"task_id": "t/add", "prompt": "def add(a, b):\n", "entry_point": "add", "canonical_solution": "    return a + b\n",
+       "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(2, 2) == 4\n"}
+OPTIONS = ServiceOptions()
+
+
+# -- pure ----------------------------------------------------------------------------------------------
+def test_an_evaluate_body_is_read_whole_or_refused_naming_the_field():
+    req = parse_evaluate(EVALUATE_EXAMPLE, {}, Limits(), OPTIONS)
+    assert req.problem.task_id == "demo/add" and len(req.candidates) == 2
+    assert req.candidates[0].program == "def add(a, b):\n    return a + b\n"   # a completion follows the prompt
+    bad = [({"problem": {"record": ADD}}, "candidates"),
+           ({"problem": {"record": ADD}, "candidates": [{"code": "x", "completion": "y"}]}, "exactly one"),
+           ({"problem": {"record": ADD}, "candidates": ["x"], "reward": "max"}, "reward"),
+           ({"problem": {"record": ADD}, "candidates": ["x"], "limits": {"timeout_s": -1}}, "limits.timeout_s"),
+           ({"problem": {"record": ADD}, "candidates": ["x"], "limits": {"pids": 5}}, "unknown field"),
+           ({"problem": {"id": "nope"}, "candidates": ["x"]}, "not a preloaded problem"),
+           ({"problem": {"record": {"task_id": "x"}}, "candidates": ["x"]}, "problem:"),
+           ({"problem": {"record": ADD, "format": "kattis"}, "candidates": ["x"]}, "read from a directory"),
+           ({"problem": {"record": ADD}, "candidates": ["x"], "extra": 1}, "unknown field"),
+           ({"problem": {"record": ADD}, "candidates": ["x" * (OPTIONS.max_code_bytes + 1)]}, "byte limit")]
+    for body, words in bad:
+        with pytest.raises(BadRequest, match=words):
+            parse_evaluate(body, {}, Limits(), OPTIONS)
+
+
+def test_an_inline_record_names_no_file_on_the_service_machine():
+    # a record's fields are read as data: the reader gets a private temporary file, whatever the record says
+    body = {"problem": {"record": {**ADD, "task_id": "/etc/passwd"}}, "candidates": ["x"]}
+    assert parse_evaluate(body, {}, Limits(), OPTIONS).problem.task_id == "/etc/passwd"
+    with pytest.raises(BadRequest, match="record"):
+        parse_evaluate({"problem": {"record": "/etc/passwd"}, "candidates": ["x"]}, {}, Limits(), OPTIONS)
+
+
+def test_run_code_bodies_follow_sandbox_fusion_and_refuse_what_passk_does_not_do():
+    problem, program, language, limits = parse_run_code(RUN_CODE_EXAMPLE, Limits(), 1 << 20, 1024)
+    assert language == "python" and program.startswith("print")
+    assert problem.judge.capture > 0 and problem.judge.tests[0].input == "21\n"
+    assert limits.memory_mb == 256 and problem.judge.wall_limit_s == 10
+    _, _, language, limits = parse_run_code({"code": "", "language": "nodejs", "memory_limit_MB": -1}, Limits(), 10, 512)
+    assert language == "javascript" and limits.memory_mb == 512    # -1: the service's most
+    for body, words in [({"code": "x", "language": "cobol"}, "not one passk runs"),
+                        ({"code": "x", "language": "python", "files": {"a": "Yg=="}}, "files"),
+                        ({"code": 1, "language": "python"}, "code"),
+                        ({"code": "x", "language": "python", "run_timeout": 0}, "run_timeout")]:
+        with pytest.raises(BadRequest, match=words):
+            parse_run_code(body, Limits(), 1 << 20, 1024)
+
+
+def test_rewards_keep_a_harness_fault_apart_from_a_failure():
+    row = ResultRow("t", 0, "passed")
+    assert reward_of(row, "binary") == 1.0
+    assert reward_of(ResultRow("t", 0, "error", "sandbox_fault"), "binary") is None
+    failed = ResultRow("t", 0, "failed", "wrong_answer", channel_detail={"tests_passed": 3, "tests_total": 4})
+    assert reward_of(failed, "binary") == 0.0 and reward_of(failed, "fraction") == 0.75
+    assert reward_of(ResultRow("t", 0, "failed", score=0.5), "score") == 0.5
+    assert reward_of(ResultRow("t", 0, "timed_out"), "fraction") == 0.0
+
+
+def test_the_reward_function_reads_what_datasets_carry():
+    assert extract_program("text\n```python\nprint(1)\n```\nmore") == "print(1)\n"
+    assert extract_program("```cpp\nint main(){}\n```") == "int main(){}\n"
+    assert extract_program("print(2)") == "print(2)"
+    assert problem_of('{"inputs": ["1"], "outputs": ["1"]}')["format"] == "apps"
+    assert problem_of({"assert_case": ["assert f() == 1"]})["record"]["test_list"] == ["assert f() == 1"]
+    assert problem_of({"problem_id": "HumanEval/0"}) == {"id": "HumanEval/0"}
+    with pytest.raises(RewardError):
+        problem_of({"nothing": 1})
+
+
+def test_metrics_histograms_are_cumulative_and_labels_escaped():
+    h = Histogram()
+    for v in (0.001, 0.02, 0.02, 1000):
+        h.observe(v)
+    lines = _histogram_lines("x", 'route="/a\\"b"', h)
+    assert lines[0] == 'x_bucket{route="/a\\"b",le="0.005"} 1'
+    assert 'x_bucket{route="/a\\"b",le="+Inf"} 4' in lines and "x_count{route=\"/a\\\"b\"} 4" in lines
+
+
+def test_every_route_is_in_the_schema_and_only_loopback_is_open():
+    paths = schema()["paths"]
+    assert set(paths) == {"/v1/evaluate", "/run_code", "/v1/problems", "/health", "/metrics", "/openapi.json"}
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("10.0.0.1")
+
+
+def test_an_io_program_in_another_language_runs_as_it_is():
+    # regression: an APPS problem's Python header was put before a C++ program (compile_error)
+    p = Problem("APPS/1", "", "", None, channel="io", runner="apps_stdin", tests=(("1", "1"),), compare="apps",
+                header="import sys\n", format="apps")
+    assert p.program_text("int main(){}", "cpp") == "int main(){}"
+    assert p.program_text("print(1)", "pypy") == "import sys\nprint(1)"
+    assert "def code():" in p.program_text("print(1)", "python")
+
+
+# -- a real server ---------------------------------------------------------------------------------------
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, *args, token=None):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.token = token
+        cmd = [sys.executable, "-m", "harness.cli", "serve", "--port", str(self.port), *args]
+        if token:
+            cmd += ["--token", token]
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 600   # the first start may build passk's image
+        while True:
+            if self.proc.poll() is not None:
+                raise AssertionError("passk serve ended: " + self.proc.stdout.read())
+            try:
+                self.health = self.get("/health")
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+
+    def request(self, method, path, body=None, headers=None, timeout=300):
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        h = {"Content-Type": "application/json", **(headers or {})}
+        if self.token and "Authorization" not in h:
+            h["Authorization"] = f"Bearer {self.token}"
+        req = urllib.request.Request(self.url + path, data=data, headers=h, method=method)
+        with urllib.request.urlopen(req, timeout=timeout) as answer:
+            raw = answer.read()
+            kind = answer.headers.get("content-type", "")
+            return json.loads(raw) if "json" in kind and "ndjson" not in kind else raw.decode()
+
+    def get(self, path, **kw):
+        return self.request("GET", path, **kw)
+
+    def post(self, path, body, **kw):
+        return self.request("POST", path, body, **kw)
+
+    def stop(self, sig=signal.SIGTERM, timeout=120):
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                raise
+        return self.proc.stdout.read()
+
+
+def _containers(run_id: str) -> list:
+    out = subprocess.run(["docker", "ps", "-aq", "--filter", "label=org.passk.run"], capture_output=True, text=True).stdout.split()
+    if not out:
+        return []
+    labels = subprocess.run(["docker", "inspect", "--format", '{{index .Config.Labels "org.passk.run"}}', *out],
+                            capture_output=True, text=True).stdout.split()
+    return [label for label in labels if label.startswith(run_id)]
+
+
+@pytest.fixture(scope="module")
+def server():
+    s = Server("--workers", "2", "--problems", "problems/kattis/hello", "--deadline-s", "120")
+    yield s
+    s.stop()
+
+
+def _evaluate(server, candidates, record=ADD, **extra):
+    return server.post("/v1/evaluate", {"problem": {"record": record}, "candidates": candidates, **extra})
+
+
+HACKS = {
+    "exit_zero_before_the_asserts": "import os\ndef add(a, b):\n    return 0\nos._exit(0)\n",
+    "sys_exit_zero": "import sys\ndef add(a, b):\n    return 0\nsys.exit(0)\n",
+    "always_equal": "class A:\n    def __eq__(self, o): return True\n    __hash__ = None\ndef add(a, b):\n    return A()\n",
+    "patched_assertion": "import builtins\nbuiltins.AssertionError = type('E', (BaseException,), {})\ndef add(a, b):\n    return 0\n",
+    "patched_test_runner": "import unittest\nunittest.TestCase.run = lambda self, result=None: None\ndef add(a, b):\n    return 0\n",
+}
+
+
+@pytest.mark.docker
+def test_evaluate_judges_each_candidate_and_no_reward_hack_is_rewarded(server):
+    answer = _evaluate(server, [{"completion": "    return a + b\n", "key": "right"},
+                                {"completion": "    return a - b\n", "key": "wrong"},
+                                *({"code": code, "key": name} for name, code in HACKS.items())])
+    rows = {r["key"]: r for r in answer["rows"]}
+    assert rows["right"]["status"] == "passed" and rows["right"]["reward"] == 1.0
+    assert rows["wrong"]["status"] == "failed" and rows["wrong"]["reward"] == 0.0
+    for name in HACKS:
+        assert rows[name]["status"] != "passed" and rows[name]["reward"] == 0.0, (name, rows[name])
+    assert answer["summary"]["candidates"] == 2 + len(HACKS) and answer["summary"]["passed"] == 1
+    assert rows["right"]["verdict_channel"] and rows["right"]["limits"]["timeout_s"] > 0
+
+
+@pytest.mark.docker
+def test_run_code_rewards_an_early_exit_where_evaluate_does_not(server):
+    # SandboxFusion's rule (exit code 0 is Success) cannot tell an exit before the asserts from a pass;
+    # /v1/evaluate's verdict comes from passk's channel
+    program = HACKS["exit_zero_before_the_asserts"] + "\nassert add(1, 2) == 3\n"
+    run = server.post("/run_code", {"code": program, "language": "python"})
+    assert run["status"] == "Success" and run["run_result"]["return_code"] == 0
+    mbpp = {"task_id": "t", "code": "pass", "test_list": ["assert add(1, 2) == 3"]}
+    row = server.post("/v1/evaluate", {"problem": {"record": mbpp, "format": "mbpp"},
+                                       "candidates": [HACKS["exit_zero_before_the_asserts"]]})["rows"][0]
+    assert row["status"] == "failed" and row["reward"] == 0.0
+
+
+@pytest.mark.docker
+def test_sandbox_fusion_client_runs_unchanged_against_passk(server):
+    sandbox_fusion = pytest.importorskip("sandbox_fusion")
+    from sandbox_fusion import RunCodeRequest, SummaryMapping, run_code, summary_run_code_result
+    mapping = SummaryMapping(CompileFailed="compile", RunTimeout="timeout", RunFailed="run")
+
+    def run(**kw):
+        return run_code(RunCodeRequest(**kw), endpoint=server.url, max_attempts=1)
+
+    r = run(code="print(int(input()) * 2)", stdin="21\n", language="python")
+    assert r.status == sandbox_fusion.RunStatus.Success and r.run_result.stdout == "42\n"
+    assert summary_run_code_result(r, mapping) == "Success"
+    r = run(code="import sys\nprint('x')\nsys.exit(3)", language="python")
+    assert r.run_result.return_code == 3 and summary_run_code_result(r, mapping) == "run"
+    r = run(code="while True: pass", language="python", run_timeout=1)
+    assert summary_run_code_result(r, mapping) == "timeout"
+    cpp = '#include <cstdio>\nint main(){int a; scanf("%d",&a); printf("%d\\n", a + 1);}'
+    r = run(code=cpp, stdin="41", language="cpp")
+    assert r.run_result.stdout == "42\n" and r.compile_result.return_code == 0
+    r = run(code="int main() { return 0 }", language="cpp")
+    assert r.run_result is None and summary_run_code_result(r, mapping) == "compile"
+    assert "error" in r.compile_result.stderr
+
+
+@pytest.mark.docker
+def test_io_rows_in_several_languages_stream_as_ndjson(server):
+    apps = {"problem_id": "s", "question": "", "input_output": json.dumps({"inputs": ["1 2\n", "5 7\n"],
+                                                                           "outputs": ["3\n", "12\n"]})}
+    cpp = '#include <cstdio>\nint main(){int a,b; scanf("%d %d",&a,&b); printf("%d\\n",a+b);}'
+    text = server.post("/v1/evaluate", {"problem": {"record": apps}, "stream": True, "reward": "fraction",
+                                        "candidates": [{"code": "a, b = map(int, input().split())\nprint(a + b)", "key": 0},
+                                                       {"code": cpp, "language": "cpp", "key": 1},
+                                                       {"code": "print(3)", "key": 2}]})
+    rows = {r["key"]: r for r in map(json.loads, text.splitlines())}
+    assert len(text.splitlines()) == 3
+    assert rows[0]["status"] == "passed" and rows[1]["status"] == "passed" and rows[1]["language"] == "cpp"
+    assert rows[2]["status"] == "failed" and rows[2]["reward"] == 0.5
+
+
+@pytest.mark.docker
+def test_a_preloaded_package_is_judged_by_its_own_checker(server):
+    problems = server.get("/v1/problems")["problems"]
+    pid = next(p["id"] for p in problems if p["format"] == "kattis")
+    row = server.post("/v1/evaluate", {"problem": {"id": pid}, "reward": "score",
+                                       "candidates": [{"code": "print(f'Hello, {input().strip()}!')"}, {"code": "print('hi')"}]})["rows"]
+    assert [r["status"] for r in row] == ["passed", "failed"]
+    assert row[0]["limits"]["checker"]["protocol"] and row[0]["tests"]
+
+
+@pytest.mark.docker
+def test_bad_requests_are_one_message_and_the_service_keeps_answering(server):
+    for body, code in [(b"{not json", 400), (json.dumps({"candidates": ["x"]}).encode(), 400)]:
+        with pytest.raises(urllib.error.HTTPError) as e:
+            server.post("/v1/evaluate", body)
+        assert e.value.code == code and "error" in json.loads(e.value.read())
+    with pytest.raises(urllib.error.HTTPError) as e:
+        server.post("/run_code", {"code": "x", "language": "cobol"})
+    assert e.value.code == 400
+    # what a candidate prints stays a string inside the JSON, whatever it prints
+    r = server.post("/run_code", {"code": "import sys\nsys.stdout.write('\"}\\n{\\x00\\x1b[2J' * 3)", "language": "python"})
+    assert r["status"] == "Success" and r["run_result"]["stdout"].startswith('"}\n{')
+    metrics = server.get("/metrics")
+    assert 'passk_requests_total{route="/v1/evaluate",code="400"}' in metrics
+    assert "passk_candidates_completed_total{" in metrics and "passk_queue_depth 0" in metrics
+    assert server.get("/health")["status"] == "ok"
+
+
+@pytest.mark.docker
+def test_a_full_queue_is_refused_at_once_and_a_gone_client_cancels_its_work():
+    s = Server("--workers", "1", "--max-queue", "3", token="secret-token")
+    try:
+        with pytest.raises(urllib.error.HTTPError) as e:
+            s.post("/v1/evaluate", {"problem": {"record": ADD}, "candidates": ["x"]}, headers={"Authorization": "Bearer no"})
+        assert e.value.code == 401
+        slow = "import time\ntime.sleep(2)\ndef add(a, b):\n    return a + b\n"
+        body = {"problem": {"record": ADD}, "candidates": [slow] * 3, "limits": {"timeout_s": 10}}
+        held = {}
+        first = threading.Thread(target=lambda: held.setdefault("rows", s.post("/v1/evaluate", body)))
+        first.start()
+        time.sleep(1.0)
+        started = time.monotonic()
+        with pytest.raises(urllib.error.HTTPError) as e:
+            s.post("/v1/evaluate", {"problem": {"record": ADD}, "candidates": ["x"]})
+        assert e.value.code == 429 and int(e.value.headers["Retry-After"]) >= 1
+        assert time.monotonic() - started < 5          # at once, not after the queue drains
+        first.join(120)
+        assert [r["status"] for r in held["rows"]["rows"]] == ["passed"] * 3
+        # a client that goes away: what has not started is cancelled, the queue empties
+        with pytest.raises(OSError):
+            s.post("/v1/evaluate", body, timeout=1.0)
+        deadline = time.monotonic() + 60
+        while s.get("/health")["queued"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert s.get("/health")["queued"] == 0
+        assert "passk_candidates_cancelled_total 0" not in s.get("/metrics")
+        # a request's deadline: what did not run in time is `error deadline`, never `failed`
+        rows = s.post("/v1/evaluate", {**body, "deadline_s": 1})["rows"]
+        assert {r["status"] for r in rows} <= {"passed", "error"} and any(r["reason"] == "deadline" for r in rows)
+        assert all(r["reward"] is None for r in rows if r["status"] == "error")
+    finally:
+        out = s.stop()
+    assert "stopped; containers removed" in out
+
+
+@pytest.mark.docker
+def test_sigterm_finishes_in_flight_work_and_leaves_no_container():
+    s = Server("--workers", "1", "--grace-s", "60")
+    run_id = s.health["run_id"]
+    slow = "import time\ntime.sleep(1.5)\ndef add(a, b):\n    return a + b\n"
+    held = {}
+    t = threading.Thread(target=lambda: held.setdefault("answer", s.post(
+        "/v1/evaluate", {"problem": {"record": ADD}, "candidates": [slow, slow]})))
+    t.start()
+    time.sleep(1.0)
+    out = s.stop(signal.SIGTERM)
+    t.join(30)
+    assert s.proc.returncode == 0, out
+    assert [r["status"] for r in held["answer"]["rows"]] == ["passed", "passed"]
+    assert _containers(run_id) == []
+
+
+def test_serving_off_loopback_needs_a_token():
+    out = subprocess.run([sys.executable, "-m", "harness.cli", "serve", "--host", "0.0.0.0", "--port", "1"],
+                         capture_output=True, text=True, env={**os.environ, "PASSK_SERVE_TOKEN": ""})
+    assert out.returncode == 2 and "--token" in out.stderr
+    with pytest.raises(InputError):
+        from harness.serve import serve
+        serve("0.0.0.0", 1, None)
