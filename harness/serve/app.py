@@ -156,7 +156,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         futures = await submit_all(req.problem, req.candidates, limits)
         problem = req.problem
 
-        def row_at(i: int, why: str = "cancelled"):
+        def row_at(i: int, why: str = "not_run"):
             row = service.outcome(futures[i], problem, i, started, why)
             return row_dict(row, req.candidates[i].key, req.reward)
 
@@ -171,7 +171,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                 try:
                     while len(sent) < len(futures):
                         if task.done() and queue.empty():
-                            why = task.result() or "cancelled"
+                            why = task.result() or "not_run"
                             for i in range(len(futures)):
                                 if i not in sent and futures[i].done():
                                     sent.add(i)
@@ -197,7 +197,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             return Response(status_code=499)
         if why is not None:   # the deadline: rows for what ran, `error deadline` for what did not
             await asyncio.wait([asyncio.wrap_future(f) for f in futures])
-        rows = [row_at(i, why or "cancelled") for i in range(len(futures))]
+        rows = [row_at(i, why or "not_run") for i in range(len(futures))]
         counted = [r for r in rows if r["status"] != "error"]
         summary = {"candidates": len(rows), "passed": sum(r["status"] == "passed" for r in rows),
                    "errors": len(rows) - len(counted),
@@ -218,7 +218,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             return Response(status_code=499)
         if why is not None:
             await asyncio.wait([asyncio.wrap_future(f) for f in futures])
-        row = service.outcome(futures[0], problem, 0, started, why or "cancelled")
+        row = service.outcome(futures[0], problem, 0, started, why or "not_run")
         return JSONResponse(fusion.response(row, language))
 
     @endpoint("/v1/problems")

@@ -9,9 +9,12 @@ Two shapes (docs/serve.md has examples):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import tempfile
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -23,6 +26,9 @@ from harness.inputs.problems import load_problems
 REWARDS = ("binary", "fraction", "score")
 # Formats read from a directory, not a row: a request cannot name a path on the service's machine.
 DIRECTORY_FORMATS = ("kattis", "native")
+INLINE_CACHE = 1024   # inline problems kept read, by the content of their record (least recently used goes)
+_inline: OrderedDict = OrderedDict()
+_inline_lock = threading.Lock()
 REQUEST_LIMITS = ("timeout_s", "memory_mb", "cpu_time_s", "output_bytes", "compile_timeout_s", "compile_memory_mb")
 
 
@@ -111,10 +117,22 @@ def parse_problem(body: dict, preloaded: dict[str, Problem]) -> Problem:
         return preloaded[pid]
     if "record" not in spec:
         raise BadRequest("problem needs an id (preloaded) or a record")
+    key = hashlib.sha256(json.dumps([spec.get("format"), spec["record"]], sort_keys=True, ensure_ascii=False,
+                                    default=repr).encode("utf-8", "surrogatepass")).hexdigest()
+    with _inline_lock:
+        held = _inline.get(key)
+        if held is not None:
+            _inline.move_to_end(key)
+            return held
     problems = load_inline(spec["record"], spec.get("format"))
     if len(problems) != 1:
         raise BadRequest(f"problem.record holds {len(problems)} problems; send one per request")
-    return next(iter(problems.values()))
+    problem = next(iter(problems.values()))
+    with _inline_lock:   # the same record again (a trainer sends each problem's n candidates) is read once
+        _inline[key] = problem
+        while len(_inline) > INLINE_CACHE:
+            _inline.popitem(last=False)
+    return problem
 
 
 def parse_candidates(body: dict, max_candidates: int, max_code_bytes: int, problem: Problem) -> tuple:

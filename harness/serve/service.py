@@ -158,6 +158,9 @@ class Service:
         self.stopping = True
         for ex in self.executors().values():
             ex.close(cancel=True)
+        if self.settings.executor == "local":   # what an executor closed while the engine was away left behind
+            from harness.execution.sandbox.docker import remove_runs
+            remove_runs(self.run_id + "-")
 
     # -- admission -------------------------------------------------------------------------------
     def admit(self, n: int) -> None:
@@ -208,11 +211,12 @@ class Service:
                        pids=min(int(limits.pids), int(self.limits.pids)))
 
     def outcome(self, future: concurrent.futures.Future, problem: Problem, index: int, started: float,
-                why_cancelled: str = "cancelled") -> ResultRow:
+                why_cancelled: str = "not_run") -> ResultRow:
         """The row of a finished, failed or cancelled future: never a `failed` for what was not the
         candidate's doing (a cancelled or faulted job is `error`, naming why)."""
         if future.cancelled():
-            row = _error_row(problem, index, why_cancelled, "the candidate did not run")
+            row = _error_row(problem, index, why_cancelled, "the candidate did not run (cancelled before it started: "
+                             "the client went away, the deadline passed, the sandbox failed or the service stopped)")
         else:
             error = future.exception()
             if error is None:

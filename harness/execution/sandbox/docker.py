@@ -479,3 +479,22 @@ def sweep(client) -> int:
         except Exception:
             pass   # gone already (its own run removed it), or the engine refused: the next sweep tries again
     return removed
+
+
+def remove_runs(prefix: str) -> int:
+    """Remove every passk container whose run id starts with `prefix` (a service's executors, including
+    ones whose own close could not reach the engine while it restarted). Best effort: 0 without an engine."""
+    try:
+        client = _docker_module().from_env(timeout=30)
+        listed = client.api.containers(all=True, filters={"label": LABEL_MANAGED})
+    except Exception:
+        return 0
+    removed = 0
+    for c in listed:
+        if str((c.get("Labels") or {}).get(LABEL_RUN, "")).startswith(prefix):
+            try:
+                client.api.remove_container(c["Id"], force=True)
+                removed += 1
+            except Exception:
+                pass
+    return removed
