@@ -128,7 +128,12 @@ def main() -> int:
                     break
                 time.sleep(0.5)
             time.sleep(2)
-            print(f"  while the engine is down: /health {get(url + '/health')['status']}; a request gets HTTP "
+            try:
+                during = get(url + "/health")
+            except urllib.error.HTTPError as e:
+                answer = json.loads(e.read())
+                during = {"status": f"HTTP {e.code} {answer.get('status')} ({answer.get('sandbox')})"}
+            print(f"  while the engine is down: /health {during['status']}; a request gets HTTP "
                   f"{post(url + '/v1/evaluate', {'problem': {'record': ADD}, 'candidates': [HONEST]}, timeout=120)[0]}")
             for _ in range(10):   # the old engine may still be ending
                 if subprocess.run(["bash", str(ROOT / "scripts/ensure_docker.sh")], capture_output=True).returncode == 0:

@@ -297,7 +297,8 @@ def test_bad_requests_are_one_message_and_the_service_keeps_answering(server):
     metrics = server.get("/metrics")
     assert 'passk_requests_total{route="/v1/evaluate",code="400"}' in metrics
     assert "passk_candidates_completed_total{" in metrics and "passk_queue_depth 0" in metrics
-    assert server.get("/health")["status"] == "ok"
+    health = server.get("/health")
+    assert health["status"] == "ok" and health["sandbox"] == "ok"
 
 
 @pytest.mark.docker

@@ -228,10 +228,11 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
 
     @endpoint("/health", open_=True)
     async def health(request: Request):
-        state = "stopping" if service.stopping else "ok"
-        return JSONResponse({"status": state, "version": __version__, "run_id": service.run_id, "queued": service.queued,
-                             "running": service.running(), "queue_limit": options.max_queue},
-                            status_code=503 if service.stopping else 200)
+        sandbox = await anyio.to_thread.run_sync(service.sandbox_state)
+        state = "stopping" if service.stopping else ("ok" if sandbox == "ok" else "degraded")
+        return JSONResponse({"status": state, "sandbox": sandbox, "version": __version__, "run_id": service.run_id,
+                             "queued": service.queued, "running": service.running(), "queue_limit": options.max_queue},
+                            status_code=200 if state == "ok" else 503)
 
     @endpoint("/metrics")
     async def metrics(request: Request):

@@ -228,6 +228,25 @@ class Service:
         self.metrics.row(row, time.monotonic() - started)
         return row
 
+    def sandbox_state(self) -> str:
+        """"ok", or why the sandbox cannot run candidates now (the engine does not answer, or the executor
+        failed for good and a new one will start on the next request). Asked of the engine at most once a
+        second."""
+        now = time.monotonic()
+        held = getattr(self, "_state", None)
+        if held is not None and now - held[0] < 1.0:
+            return held[1]
+        ex = self.executors().get("python")
+        backend = getattr(ex, "_backend", None)
+        if ex is None or getattr(ex, "_fatal", None) is not None:
+            state = "unavailable: the sandbox failed; a new one starts on the next request"
+        elif backend is not None and not backend.healthy():
+            state = "unavailable: the container engine does not answer"
+        else:
+            state = "ok"
+        self._state = (now, state)
+        return state
+
     def metrics_text(self) -> str:
         m = self.metrics
         executors = self.executors()
