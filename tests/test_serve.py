@@ -129,14 +129,15 @@ def _free_port() -> int:
 
 
 class Server:
-    def __init__(self, *args, token=None):
+    def __init__(self, *args, token=None, env=None):
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.token = token
         cmd = [sys.executable, "-m", "harness.cli", "serve", "--port", str(self.port), *args]
         if token:
             cmd += ["--token", token]
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                     env={k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None})
         deadline = time.monotonic() + 600   # the first start may build passk's image
         while True:
             if self.proc.poll() is not None:
@@ -362,3 +363,17 @@ def test_serving_off_loopback_needs_a_token():
     with pytest.raises(InputError):
         from harness.serve import serve
         serve("0.0.0.0", 1, None)
+
+
+@pytest.mark.docker
+def test_the_service_runs_on_a_ray_cluster():
+    pytest.importorskip("ray", reason="the Ray extra is not installed")
+    s = Server("--workers", "1", "--executor", "ray", env={"RAY_ADDRESS": None})   # its own local cluster
+    try:
+        rows = _evaluate(s, [{"completion": "    return a + b\n"}, {"completion": "    return 0\n"}])["rows"]
+        assert [r["status"] for r in rows] == ["passed", "failed"] and rows[0]["node"]
+        run = s.post("/run_code", {"code": "print(input()[::-1])", "stdin": "abc", "language": "python"})
+        assert run["run_result"]["stdout"] == "cba\n"
+    finally:
+        out = s.stop()
+    assert s.proc.returncode == 0, out
