@@ -29,8 +29,10 @@ ADD = {"task_id": "bench/add", "prompt": "def add(a, b):\n", "entry_point": "add
 TRIVIAL = "def add(a, b):\n    return a + b\n"
 # a real program: a few milliseconds of work, as a typical HumanEval solution with its tests
 REAL = ("def add(a, b):\n    s = 0\n    for i in range(20000):\n        s += i % 7\n    return a + b + (s - s)\n")
-RUN_TRIVIAL = "print(sum(map(int, input().split())))"
-RUN_REAL = "import sys\nn = int(sys.stdin.readline())\nprint(sum(i * i % 7 for i in range(n)))"
+# /run_code's programs read no stdin: SandboxFusion's server, run here, never feeds a program its stdin
+# (its runner's `p.stdin.flush()` raises on asyncio's StreamWriter), and the peer must run the same requests
+RUN_TRIVIAL = "print(1 + 2)"
+RUN_REAL = "print(sum(i * i % 7 for i in range(20000)))"
 
 
 def free_port() -> int:
@@ -46,14 +48,14 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))]
 
 
-def drive(port: int, path: str, bodies: list, clients: int) -> dict:
+def drive(port: int, path: str, bodies: list, clients: int, host: str = "127.0.0.1") -> dict:
     """Send every body once, `clients` at a time over keep-alive connections; latency per request."""
     lock = threading.Lock()
     queue = list(enumerate(bodies))
     latencies, statuses = [], {}
 
     def client():
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+        conn = http.client.HTTPConnection(host, port, timeout=600)
         while True:
             with lock:
                 if not queue:
@@ -99,6 +101,10 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--requests", type=int, default=400, help="requests per cell of the table")
     ap.add_argument("--clients", default="1,16,64,256")
+    ap.add_argument("--peer", default=None, metavar="URL",
+                    help="a running SandboxFusion server (its own source, started as its README says): its /run_code "
+                         "gets the same /run_code requests")
+    ap.add_argument("--peer-requests", type=int, default=100, help="requests per cell against the peer")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
     clients = [int(c) for c in args.clients.split(",")]
@@ -116,8 +122,8 @@ def main() -> int:
         cases = {
             ("/v1/evaluate", "trivial"): [{"problem": {"record": ADD}, "candidates": [{"code": TRIVIAL}]}] * n,
             ("/v1/evaluate", "real"): [{"problem": {"record": ADD}, "candidates": [{"code": REAL}]}] * n,
-            ("/run_code", "trivial"): [{"code": RUN_TRIVIAL, "stdin": "1 2\n", "language": "python"}] * n,
-            ("/run_code", "real"): [{"code": RUN_REAL, "stdin": "20000\n", "language": "python"}] * n,
+            ("/run_code", "trivial"): [{"code": RUN_TRIVIAL, "language": "python"}] * n,
+            ("/run_code", "real"): [{"code": RUN_REAL, "language": "python"}] * n,
         }
         drive(port, "/v1/evaluate", cases[("/v1/evaluate", "trivial")][:50], 8)   # warm
         results = {}
@@ -129,6 +135,15 @@ def main() -> int:
     finally:
         server.terminate()
         server.wait(120)
+    peer = {}
+    if args.peer:
+        host, _, peer_port = args.peer.replace("http://", "").rstrip("/").partition(":")
+        for kind in ("trivial", "real"):
+            for c in clients:
+                bodies = cases[("/run_code", kind)][:args.peer_requests]
+                r = peer[(kind, c)] = drive(int(peer_port or 80), "/run_code", bodies, c, host=host)
+                print(f"SandboxFusion /run_code {kind:8} clients {c:4}: {r['rate']:7.1f} cand/s  p50 {r['p50'] * 1000:7.1f} ms  "
+                      f"p99 {r['p99'] * 1000:8.1f} ms  {r['statuses']}", flush=True)
     base = {kind: in_process(args.workers, [TRIVIAL if kind == "trivial" else REAL] * n) for kind in ("trivial", "real")}
     for kind, rate in base.items():
         print(f"in-process Evaluator {kind:8}: {rate:7.1f} cand/s", flush=True)
@@ -140,8 +155,15 @@ def main() -> int:
             overhead = f"{(1 / best - 1 / base[kind]) * 1000:+.2f}" if c == clients[-1] else ""
         rows.append([path, kind, c, f"{r['rate']:.1f}", f"{r['p50'] * 1000:.1f}", f"{r['p99'] * 1000:.1f}",
                      f"{base[kind]:.1f}" if path == "/v1/evaluate" else "", overhead])
+    for (kind, c), r in peer.items():
+        rows.append(["SandboxFusion /run_code", kind, c, f"{r['rate']:.1f}", f"{r['p50'] * 1000:.1f}",
+                     f"{r['p99'] * 1000:.1f}", "", ""])
     body = figures.table(["route", "program", "clients", "candidates/s", "p50 ms", "p99 ms", "in-process cand/s",
                           "ms per candidate over in-process (best concurrency)"], rows)
+    if peer:
+        body += ("\nSandboxFusion: its server from its own source (bytedance/SandboxFusion, its `local` configuration: "
+                 "each program a subprocess of the server, `isolation: none`, as its server image runs), on the same "
+                 f"machine, {args.peer_requests} requests per cell; passk's /run_code runs each program in its sandbox.\n")
     print(body)
     if args.write_docs:
         best = max(results[("/v1/evaluate", "trivial", c)]["rate"] for c in clients)
