@@ -25,7 +25,7 @@ from harness.core.errors import InputError
 from harness.core.version import __version__
 from harness.records.results import ROW_FIELDS
 from harness.serve import fusion
-from harness.serve.bodies import BadRequest, Candidate, parse_evaluate, reward_of
+from harness.serve.bodies import Candidate, parse_evaluate, reward_of
 from harness.serve.openapi import schema
 from harness.serve.service import Busy, Service, Unavailable
 
@@ -88,9 +88,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                         response = await handler(request)
                 except _Refused as e:
                     response = _error(e.code, str(e), e.headers)
-                except BadRequest as e:
-                    response = _error(400, str(e))
-                except InputError as e:
+                except InputError as e:   # a BadRequest, or a problem or program passk refuses
                     response = _error(400, str(e))
                 except Busy as e:
                     response = _error(429, str(e), {"Retry-After": str(e.retry_after_s)})

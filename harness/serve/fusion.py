@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
 
 from harness.core.errors import InputError
 from harness.inputs.config import Limits
-from harness.inputs.judge import Checker, JudgeSpec, JudgeTest, io_language
+from harness.inputs.judge import IO_LANGUAGES, Checker, JudgeSpec, JudgeTest, io_language
 from harness.inputs.problem import Problem
 from harness.serve.bodies import BadRequest
 
@@ -69,10 +70,9 @@ def parse_run_code(body, base: Limits, max_code_bytes: int, max_memory_mb: int) 
     spec = JudgeSpec((JudgeTest(stdin or "", ""),), run_s, memory_mb=memory_mb, output_mb=max(1, CAPTURE_BYTES >> 20),
                      checker=Checker("rule"), capture=CAPTURE_BYTES, wall_s=run_s, time_source="request")
     problem = Problem(f"run_code/{next(_ids)}", "", "", None, channel="io", format="run_code", judge=spec)
-    limits = Limits(timeout_s=run_s, cpu_time_s=math.ceil(run_s) + 1, memory_mb=memory_mb,
-                    output_bytes=CAPTURE_BYTES, compile_timeout_s=compile_s, cpus=base.cpus, pids=base.pids,
-                    file_size_bytes=base.file_size_bytes, open_files=base.open_files, tmpfs_mb=base.tmpfs_mb,
-                    compile_memory_mb=max(base.compile_memory_mb, memory_mb))
+    limits = replace(base, timeout_s=run_s, cpu_time_s=math.ceil(run_s) + 1, memory_mb=memory_mb,
+                     output_bytes=CAPTURE_BYTES, compile_timeout_s=compile_s,
+                     compile_memory_mb=max(base.compile_memory_mb, memory_mb))
     return problem, code, language, limits
 
 
@@ -90,7 +90,7 @@ def _text(data: bytes) -> str:
 
 def response(row, language: str) -> dict:
     """SandboxFusion's RunCodeResponse of a passk row."""
-    compiled = language not in ("python", "pypy", "javascript")
+    compiled = IO_LANGUAGES[language].compile is not None
     detail = row.channel_detail or {}
     compile_result = None
     if row.status == "error":

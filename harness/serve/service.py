@@ -84,6 +84,10 @@ def _label(value: str) -> str:
     return str(value).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
+def _header(name: str, kind: str, text: str) -> list[str]:
+    return [f"# HELP {name} {text}", f"# TYPE {name} {kind}"]
+
+
 def _histogram_lines(name: str, labels: str, h: Histogram) -> list[str]:
     out, running = [], 0
     sep = "," if labels else ""
@@ -141,7 +145,7 @@ class Service:
             else:
                 ex = Evaluator(self.limits, settings, run_id=f"{self.run_id}-{language}")
             first = self._executors.get("python")
-            if first is not None and first is not broken and hasattr(ex, "_share_slots"):
+            if first is not None and first is not broken:
                 ex._share_slots(first)
             self._executors[language] = ex
         if broken is not None:   # its warm containers died with the engine: a new executor starts fresh
@@ -253,32 +257,26 @@ class Service:
         warm = sum(getattr(ex.settings, "workers", 0) for ex in executors.values()
                    if getattr(ex, "_pool", None) is not None and not ex._closed)
         with m.lock:
-            lines = ["# HELP passk_queue_depth Candidates admitted and not yet finished (queued or running).",
-                     "# TYPE passk_queue_depth gauge", f"passk_queue_depth {self._queued}",
-                     "# HELP passk_queue_limit Candidates the queue admits before it answers 429.",
-                     "# TYPE passk_queue_limit gauge", f"passk_queue_limit {self.options.max_queue}",
-                     "# HELP passk_candidates_running Candidates running in a sandbox now.",
-                     "# TYPE passk_candidates_running gauge", f"passk_candidates_running {self.running()}",
-                     "# HELP passk_containers_warm Warm containers (one per worker of each started executor).",
-                     "# TYPE passk_containers_warm gauge", f"passk_containers_warm {warm}",
-                     "# HELP passk_candidates_completed_total Candidates finished, by label and reason.",
-                     "# TYPE passk_candidates_completed_total counter"]
+            lines = []
+            for name, kind, text, value in (
+                    ("passk_queue_depth", "gauge", "Candidates admitted and not yet finished (queued or running).", self._queued),
+                    ("passk_queue_limit", "gauge", "Candidates the queue admits before it answers 429.", self.options.max_queue),
+                    ("passk_candidates_running", "gauge", "Candidates running in a sandbox now.", self.running()),
+                    ("passk_containers_warm", "gauge", "Warm containers (one per worker of each started executor).", warm),
+                    ("passk_candidates_refused_total", "counter", "Candidates turned away because the queue was full.", m.refused),
+                    ("passk_candidates_cancelled_total", "counter",
+                     "Candidates cancelled before they ran (client gone, deadline).", m.cancelled)):
+                lines += _header(name, kind, text) + [f"{name} {value}"]
+            lines += _header("passk_candidates_completed_total", "counter", "Candidates finished, by label and reason.")
             for (status, reason), n in sorted(m.completed.items()):
                 lines.append(f'passk_candidates_completed_total{{status="{_label(status)}",reason="{_label(reason)}"}} {n}')
-            lines += ["# HELP passk_candidates_refused_total Candidates turned away because the queue was full.",
-                      "# TYPE passk_candidates_refused_total counter", f"passk_candidates_refused_total {m.refused}",
-                      "# HELP passk_candidates_cancelled_total Candidates cancelled before they ran (client gone, deadline).",
-                      "# TYPE passk_candidates_cancelled_total counter", f"passk_candidates_cancelled_total {m.cancelled}",
-                      "# HELP passk_requests_total HTTP requests, by route and status code.",
-                      "# TYPE passk_requests_total counter"]
+            lines += _header("passk_requests_total", "counter", "HTTP requests, by route and status code.")
             for (route, code), n in sorted(m.requests.items()):
                 lines.append(f'passk_requests_total{{route="{_label(route)}",code="{code}"}} {n}')
-            lines += ["# HELP passk_request_seconds Time from a request's arrival to its response's end.",
-                      "# TYPE passk_request_seconds histogram"]
+            lines += _header("passk_request_seconds", "histogram", "Time from a request's arrival to its response's end.")
             for route, h in sorted(m.request_seconds.items()):
                 lines += _histogram_lines("passk_request_seconds", f'route="{_label(route)}"', h)
-            lines += ["# HELP passk_candidate_seconds Time from a candidate's admission to its row.",
-                      "# TYPE passk_candidate_seconds histogram"]
+            lines += _header("passk_candidate_seconds", "histogram", "Time from a candidate's admission to its row.")
             lines += _histogram_lines("passk_candidate_seconds", "", m.candidate_seconds)
         return "\n".join(lines) + "\n"
 

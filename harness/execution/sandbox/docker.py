@@ -459,19 +459,13 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def sweep(client) -> int:
-    """Remove passk containers left by runs on this host whose process is gone. The engine's one listing is
-    read as it is (no inspection of each container: another passk process may remove one meanwhile, which
-    made the high-level list raise NotFound and the run stop before it started)."""
-    host = socket.gethostname()
+def _remove_where(client, doomed) -> int:
+    """Remove the passk containers whose labels `doomed` picks, from the engine's one listing read as it is
+    (no inspection of each container: another passk process may remove one meanwhile, which made the
+    high-level list raise NotFound and the run stop before it started)."""
     removed = 0
     for c in client.api.containers(all=True, filters={"label": LABEL_MANAGED}):
-        labels = c.get("Labels") or {}
-        try:
-            owner = int(labels.get(LABEL_OWNER_PID, "0"))
-        except ValueError:
-            owner = 0
-        if labels.get(LABEL_OWNER_HOST) == host and owner and _pid_alive(owner):
+        if not doomed(c.get("Labels") or {}):
             continue
         try:
             client.api.remove_container(c["Id"], force=True)
@@ -481,20 +475,24 @@ def sweep(client) -> int:
     return removed
 
 
+def sweep(client) -> int:
+    """Remove passk containers left by runs on this host whose process is gone."""
+    host = socket.gethostname()
+
+    def orphaned(labels) -> bool:
+        try:
+            owner = int(labels.get(LABEL_OWNER_PID, "0"))
+        except ValueError:
+            owner = 0
+        return not (labels.get(LABEL_OWNER_HOST) == host and owner and _pid_alive(owner))
+    return _remove_where(client, orphaned)
+
+
 def remove_runs(prefix: str) -> int:
     """Remove every passk container whose run id starts with `prefix` (a service's executors, including
     ones whose own close could not reach the engine while it restarted). Best effort: 0 without an engine."""
     try:
         client = _docker_module().from_env(timeout=30)
-        listed = client.api.containers(all=True, filters={"label": LABEL_MANAGED})
+        return _remove_where(client, lambda labels: str(labels.get(LABEL_RUN, "")).startswith(prefix))
     except Exception:
         return 0
-    removed = 0
-    for c in listed:
-        if str((c.get("Labels") or {}).get(LABEL_RUN, "")).startswith(prefix):
-            try:
-                client.api.remove_container(c["Id"], force=True)
-                removed += 1
-            except Exception:
-                pass
-    return removed
