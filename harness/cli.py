@@ -13,7 +13,8 @@ from pathlib import Path
 from harness.core.version import __version__
 from harness.inputs.config import (BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings,
                                    default_base_image, parse_k_list)
-from harness.core.constants import DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, RESULTS_FILE, RUNTIMES, TRANSPORTS
+from harness.core.constants import (DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, PIN_CPUS, RESULTS_FILE, RUNTIMES,
+                                    TRANSPORTS)
 from harness.core.errors import InputError, PasskError
 
 
@@ -107,6 +108,9 @@ def _evaluate_args(ev, verify: bool = False) -> None:
     ev.add_argument("--transport", choices=TRANSPORTS, default="auto",
                     help="how jobs reach a container: socket (bind-mounted unix socket), attach (Docker's "
                          "attach stream), auto (socket under runc on a local engine)")
+    ev.add_argument("--pin-cpus", choices=PIN_CPUS, default="auto",
+                    help="auto: each worker's containers on CPUs of their own when the workers fit the machine's CPUs "
+                         "(a local engine; the choice is in the manifest); off: wherever the kernel puts them")
     ev.add_argument("--executor", choices=EXECUTORS, default="local",
                     help="local: this machine's Docker engine; ray: every node of a Ray cluster (pip install "
                          "'passk[ray]'), each running --workers warm containers on its own engine")
@@ -233,6 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--runtime", choices=RUNTIMES, default="runc", help="container runtime (runsc: gVisor)")
     sv.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
                     help="pooled: warm containers, cleaned between candidates; fresh: a new container each")
+    sv.add_argument("--pin-cpus", choices=PIN_CPUS, default="auto",
+                    help="auto: each worker's containers on CPUs of their own when the workers fit the machine's CPUs "
+                         "(a local engine; the choice is in the manifest); off: wherever the kernel puts them")
     sv.add_argument("--executor", choices=EXECUTORS, default="local", help="local: this machine's Docker engine; ray: a Ray cluster")
     sv.add_argument("--ray-address", default=None, help="with --executor ray: the cluster to join")
     sv.add_argument("--python", choices=("cpython", "pypy"), default="cpython", help="the Python that runs io programs")
@@ -341,7 +348,7 @@ def _evaluate_config(args, samples: str) -> RunConfig:
         sandbox=SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                 base_image=args.base_image, transport=args.transport, language=args.language,
                                 executor=args.executor, ray_address=args.ray_address,
-                                environment=_environment_of(args), python=args.python),
+                                environment=_environment_of(args), python=args.python, pin_cpus=args.pin_cpus),
         evalplus=EvalPlusSettings(min_time_limit_s=args.min_time_limit, gt_time_limit_factor=args.gt_time_limit_factor,
                                   task_timeout_s=args.evalplus_timeout_per_task),
         bigcodebench=BigCodeBenchSettings(calibrated=not args.bigcodebench_original,
@@ -516,7 +523,7 @@ def cmd_serve(args) -> int:
                                compile_memory_mb=max(Limits.compile_memory_mb, args.memory_mb)), problems.values())
     settings = SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                base_image=args.base_image, executor=args.executor, ray_address=args.ray_address,
-                               python=args.python)
+                               python=args.python, pin_cpus=args.pin_cpus)
     options = ServiceOptions(max_queue=args.max_queue, deadline_s=args.deadline_s, max_candidates=args.max_candidates,
                              max_code_bytes=args.max_code_bytes, max_body_bytes=args.max_body_bytes,
                              max_memory_mb=limits.memory_mb)

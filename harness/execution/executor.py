@@ -30,6 +30,29 @@ class Stopped(HarnessError):
     """The executor was stopped (Ctrl-C, close) before this job ran."""
 
 
+class Slots:
+    """The run's workers as numbered slots, shared by an executor and its siblings (other images): a job
+    holds one while it runs, so that no more candidates run at once than there are workers, whichever image
+    they run in, and each slot has its own containers in every image (pool.Lane), kept to CPUs of their own
+    where the backend pins them (sandbox/docker.py cpu_sets): two jobs never share a slot's CPUs."""
+
+    def __init__(self, n: int):
+        self.n = n
+        self._free: queue.LifoQueue = queue.LifoQueue()   # the slot used last is the warmest: taken first
+        for i in reversed(range(n)):
+            self._free.put(i)
+
+    def take(self) -> int:
+        return self._free.get()
+
+    def give(self, slot: int) -> None:
+        self._free.put(slot)
+
+    def taken(self) -> int:
+        """Slots held by a job now."""
+        return max(0, self.n - self._free.qsize())
+
+
 class Executor(ABC):
     """Jobs in, rows out. `limits` size the sandboxes; a submission may carry stricter (or equal) limits
     of its own. Options (`**overrides`) are any field of Limits or SandboxSettings."""
@@ -55,7 +78,7 @@ class Executor(ABC):
         self._fatal: BaseException | None = None   # set when the executor can run nothing more
         self._closed = False
         self._siblings: dict = {}            # executors of other images, for io programs in other languages
-        self._slots = None                   # a semaphore of the run's workers, shared with the siblings
+        self._slots: Slots | None = None     # the run's worker slots, shared with the siblings
         self._checkers: dict = {}            # checker programs, built once per run, by content hash
         self._checker_lock = threading.Lock()
 

@@ -287,19 +287,20 @@ SPARE_LEAD = 50
 
 
 class Lane:
-    """One worker's containers: the session in use and, when it is due to be replaced (or after a
+    """One worker slot's containers: the session in use and, when it is due to be replaced (or after a
     replacement, or always under --isolation fresh), the next one, started in the background. Retired
     sessions are stopped in the background too: a worker never waits for Docker to create or remove a
     container it could be running candidates in instead."""
 
-    def __init__(self, backend, background: "concurrent.futures.Executor"):
+    def __init__(self, backend, background: "concurrent.futures.Executor", slot: int = 0):
         self.backend = backend
         self.background = background
+        self.slot = slot   # the worker slot whose jobs run here (the backend may keep its containers to its CPUs)
         self._current = None
         self._next: concurrent.futures.Future | None = None
 
     def _start(self):
-        session = self.backend.open_session()
+        session = self.backend.open_session(self.slot)
         try:
             session.start()
         except BaseException:

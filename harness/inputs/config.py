@@ -7,7 +7,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 
-from harness.core.constants import (DEFAULT_BASE_IMAGE, DEFAULT_K, EXECUTORS, ISOLATIONS, RUNTIMES,
+from harness.core.constants import (DEFAULT_BASE_IMAGE, DEFAULT_K, EXECUTORS, ISOLATIONS, PIN_CPUS, RUNTIMES,
                                     TEST_TRANSPORT_MB, TRANSPORTS)
 from harness.core.errors import InputError
 from harness.inputs.samples import SampleOptions
@@ -111,6 +111,11 @@ class SandboxSettings:
     # the host, per container), "attach" (Docker's attach stream, through the engine) or "auto" (socket
     # where it can be used: a local engine and runc; gVisor refuses host sockets without --host-uds=open).
     transport: str = "auto"
+    # Whether each worker's containers are kept to CPUs of their own (docs/performance.md): "auto" (when the
+    # engine is on this machine and the workers, each with the CPUs its quota needs, fit in the CPUs this
+    # process may use) or "off". A hand-off between a candidate and its tests on one CPU costs a fraction of
+    # one between two CPUs; the choice, and why, is in the manifest (facts: cpu_pinning).
+    pin_cpus: str = "auto"
     # The candidates' language: its image (containers/languages/<language>/ on passk's). None: taken from
     # the problem file; "python" runs passk's own image.
     language: str | None = None
@@ -141,6 +146,8 @@ class SandboxSettings:
             raise InputError(f"runtime must be one of {', '.join(RUNTIMES)}, got {self.runtime!r}")
         if self.isolation not in ISOLATIONS:
             raise InputError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {self.isolation!r}")
+        if self.pin_cpus not in PIN_CPUS:
+            raise InputError(f"pin_cpus must be one of {', '.join(PIN_CPUS)}, got {self.pin_cpus!r}")
         if self.transport not in TRANSPORTS:
             raise InputError(f"transport must be one of {', '.join(TRANSPORTS)}, got {self.transport!r}")
         if self.language is not None:

@@ -282,11 +282,11 @@ class Service:
 
     def running(self) -> int:
         """Candidates in a sandbox now: the worker slots taken (every executor shares the first one's)."""
-        ex = self.executors().get("python")
-        slots = getattr(ex, "_slots", None)
-        if slots is None:
-            return 0
-        return max(0, ex.settings.workers - slots._value)
+        for ex in self.executors().values():
+            slots = getattr(ex, "_slots", None)
+            if slots is not None:
+                return slots.taken()
+        return 0
 
 
 def _error_row(problem: Problem, index: int, reason: str, detail: str) -> ResultRow:

@@ -43,8 +43,8 @@ class Backend(ABC):
         """A job's limits (a config.Limits) as the supervisor takes them."""
 
     @abstractmethod
-    def open_session(self) -> Session:
-        """A new session, not yet started."""
+    def open_session(self, slot: int = 0) -> Session:
+        """A new session, not yet started, for worker slot `slot` (0 .. workers - 1: one job at a time per slot)."""
 
     @abstractmethod
     def healthy(self) -> bool:

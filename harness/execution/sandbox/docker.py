@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import shutil
 import socket
@@ -147,7 +148,6 @@ def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
 
 def compile_limits(limits: Limits, settings: SandboxSettings) -> dict:
     """The compile step's limits: its own wall clock and memory; output, files and processes as the run's."""
-    import math
     return {**supervisor_limits(limits, settings), "timeout_s": float(limits.compile_timeout_s),
             "cpu_time_s": math.ceil(limits.compile_timeout_s) + 1, "job_memory_kb": int(limits.compile_memory_mb) * 1024}
 
@@ -191,6 +191,38 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
         ipc_mode="private",
         sysctls=IPC_SYSCTLS,
     )
+
+
+def cpu_sets(limits: Limits, settings: SandboxSettings, client) -> tuple[list[str] | None, str]:
+    """(the CPUs of each worker slot's containers, as Docker's cpuset strings, or None; what was chosen and
+    why, for the manifest). A candidate and its tests hand over to each other many times per candidate
+    (every call through the proxy, every verdict): on one CPU that is a switch between two processes; across
+    two, a wake-up of the other CPU, which costs several times more (on a virtual machine, an exit to the
+    hypervisor). So each slot keeps its containers to CPUs of its own (slot_cpus) where the engine is on
+    this machine. The quota (`cpus`) is unchanged: pinning moves no limit, only where the work runs."""
+    if settings.pin_cpus == "off":
+        return None, "off (pin_cpus off)"
+    if not _local_engine(client):
+        return None, "off: the Docker engine is not on this machine"
+    try:
+        mine = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None, "off: this system does not say which CPUs a process may use"
+    return slot_cpus(mine, settings.workers, float(limits.cpus))
+
+
+def slot_cpus(mine: list[int], workers: int, cpus: float) -> tuple[list[str] | None, str]:
+    """Each of `workers` slots gets an equal run of the CPUs `mine`, at least as many as its quota `cpus`
+    needs; None (no pinning) where one slot's share would be every CPU, or the shares do not fit."""
+    each = max(math.ceil(cpus), len(mine) // workers)
+    if each >= len(mine):
+        return None, f"off: one worker's share is every CPU this process may use ({len(mine)})"
+    if each * workers > len(mine):
+        return None, (f"off: {workers} workers with {each} CPU(s) each do not fit in the {len(mine)} CPUs this "
+                      "process may use")
+    sets = [",".join(str(c) for c in mine[i * each:(i + 1) * each]) for i in range(workers)]
+    return sets, "each worker's containers on CPUs of their own: " + "; ".join(
+        f"worker {i}: {s}" for i, s in enumerate(sets))
 
 
 def _local_engine(client) -> bool:
@@ -270,8 +302,9 @@ class _Channel(_SocketChannel):
 
 
 class DockerSession(Session):
-    def __init__(self, backend: "DockerBackend"):
+    def __init__(self, backend: "DockerBackend", slot: int = 0):
         self.backend = backend
+        self.slot = slot
         self.container_id: str | None = None
         self.channel: _Channel | None = None
         self.python_version: str | None = None
@@ -283,6 +316,8 @@ class DockerSession(Session):
         listener = sock_dir = None
         try:
             config, env = b.host_config, {}
+            if b.cpu_sets:
+                config = dict(config, CpusetCpus=b.cpu_sets[self.slot % len(b.cpu_sets)])
             if not is_native(b.settings):   # the tester starts with the container (a language's has none)
                 env[TESTER_MEMORY_ENV] = str(int(b.limits.memory_mb))
             if b.transport == "socket":
@@ -393,6 +428,7 @@ class DockerBackend(Backend):
         self.facts: dict = {}
         self.host_config = None
         self.transport = "attach"
+        self.cpu_sets: list[str] | None = None
 
     def prepare(self) -> dict:
         info = self.client.info()
@@ -403,6 +439,7 @@ class DockerBackend(Backend):
         swept = sweep(self.client)
         image = resolve_image(self.client, self.settings)
         self.transport = choose_transport(self.settings, self.client)
+        self.cpu_sets, pinning = cpu_sets(self.limits, self.settings, self.client)
         self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
                       "transport": self.transport, "language": self.settings.language or "python",
                       **({"commands": _language_commands(self.settings)} if is_native(self.settings) else {}),
@@ -411,7 +448,7 @@ class DockerBackend(Backend):
                       "docker_server_version": self.client.version().get("Version"),
                       "container_pids": container_pids(self.limits, self.settings),
                       "container_memory_mb": container_memory(self.limits, self.settings),
-                      "swept_containers": swept}
+                      "cpu_pinning": pinning, "swept_containers": swept}
         self.host_config = host_config(self.client, self.limits, self.settings)
         return self.facts
 
@@ -421,8 +458,8 @@ class DockerBackend(Backend):
     def compile_limits(self, limits: Limits) -> dict:
         return compile_limits(limits, self.settings)
 
-    def open_session(self) -> DockerSession:
-        return DockerSession(self)
+    def open_session(self, slot: int = 0) -> DockerSession:
+        return DockerSession(self, slot)
 
     def healthy(self) -> bool:
         try:
