@@ -3,6 +3,7 @@ client package), the real Docker engine. Pure logic (request bodies, rewards, me
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -334,9 +335,31 @@ def test_a_full_queue_is_refused_at_once_and_a_gone_client_cancels_its_work():
         rows = s.post("/v1/evaluate", {**body, "deadline_s": 1})["rows"]
         assert {r["status"] for r in rows} <= {"passed", "error"} and any(r["reason"] == "deadline" for r in rows)
         assert all(r["reward"] is None for r in rows if r["status"] == "error")
+        # a streaming client that reads its first row and hangs up: the rest is cancelled, nothing waits on it
+        cancelled = _metric(s.get("/metrics"), "passk_candidates_cancelled_total")
+        conn = http.client.HTTPConnection("127.0.0.1", s.port, timeout=120)
+        conn.request("POST", "/v1/evaluate", json.dumps({**body, "stream": True}),
+                     {"Content-Type": "application/json", "Authorization": "Bearer secret-token"})
+        answer = conn.getresponse()
+        assert answer.status == 200 and json.loads(answer.readline())["status"] == "passed"
+        conn.close()
+        deadline = time.monotonic() + 60
+        while s.get("/health")["queued"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert s.get("/health")["queued"] == 0
+        assert _metric(s.get("/metrics"), "passk_candidates_cancelled_total") > cancelled
+        assert [r["status"] for r in _evaluate(s, ["def add(a, b):\n    return a + b\n"])["rows"]] == ["passed"]
     finally:
         out = s.stop()
     assert "stopped; containers removed" in out
+
+
+def _metric(text: str, name: str) -> float:
+    """A metric's value in Prometheus's text format (0 when it is not there yet)."""
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return 0.0
 
 
 @pytest.mark.docker

@@ -138,11 +138,15 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             elif await request.is_disconnected():
                 why = "client_gone"
             if why:
-                cancelled = sum(1 for f in futures if f.cancel())
-                with service.metrics.lock:
-                    service.metrics.cancelled += cancelled
+                cancel(futures)
                 return why
         return None
+
+    def cancel(futures: list) -> None:
+        """Cancel what has not started, counting each candidate once however often it is asked."""
+        cancelled = sum(1 for f in futures if not f.cancelled() and f.cancel())
+        with service.metrics.lock:
+            service.metrics.cancelled += cancelled
 
     @endpoint("/v1/evaluate")
     async def evaluate(request: Request):
@@ -184,9 +188,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                         if i not in sent:
                             sent.add(i)
                             yield json.dumps(row_at(i), ensure_ascii=False) + "\n"
-                finally:
-                    for f in futures:
-                        f.cancel()
+                finally:   # the stream ended, or its client went: nothing more runs for it
+                    cancel(futures)
                     task.cancel()
             return StreamingResponse(lines(), media_type="application/x-ndjson")
 
