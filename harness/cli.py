@@ -17,6 +17,9 @@ from harness.core.constants import (DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_F
                                     TRANSPORTS)
 from harness.core.errors import InputError, PasskError
 
+PIN_CPUS_HELP = ("auto: each worker's containers on CPUs of their own when the workers fit the machine's CPUs (a local "
+                 "engine; the choice is in the manifest); off: wherever the kernel puts them")   # evaluate and serve
+
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message):  # one line, exit 2
@@ -109,8 +112,7 @@ def _evaluate_args(ev, verify: bool = False) -> None:
                     help="how jobs reach a container: socket (bind-mounted unix socket), attach (Docker's "
                          "attach stream), auto (socket under runc on a local engine)")
     ev.add_argument("--pin-cpus", choices=PIN_CPUS, default="auto",
-                    help="auto: each worker's containers on CPUs of their own when the workers fit the machine's CPUs "
-                         "(a local engine; the choice is in the manifest); off: wherever the kernel puts them")
+                    help=PIN_CPUS_HELP)
     ev.add_argument("--executor", choices=EXECUTORS, default="local",
                     help="local: this machine's Docker engine; ray: every node of a Ray cluster (pip install "
                          "'passk[ray]'), each running --workers warm containers on its own engine")
@@ -238,8 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
                     help="pooled: warm containers, cleaned between candidates; fresh: a new container each")
     sv.add_argument("--pin-cpus", choices=PIN_CPUS, default="auto",
-                    help="auto: each worker's containers on CPUs of their own when the workers fit the machine's CPUs "
-                         "(a local engine; the choice is in the manifest); off: wherever the kernel puts them")
+                    help=PIN_CPUS_HELP)
     sv.add_argument("--executor", choices=EXECUTORS, default="local", help="local: this machine's Docker engine; ray: a Ray cluster")
     sv.add_argument("--ray-address", default=None, help="with --executor ray: the cluster to join")
     sv.add_argument("--python", choices=("cpython", "pypy"), default="cpython", help="the Python that runs io programs")

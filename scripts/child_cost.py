@@ -17,19 +17,37 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-INSIDE = r'''
-import gc, importlib, os, socket, sys
-sys.path.insert(0, "/opt/passk")
+
+def warmed_heap(warm_up: str) -> str:
+    """The start of a program run inside passk's image (run_in_image): box/ importable, the preloaded
+    modules imported, `warm_up` (lines of box code) run and the heap frozen, as the forkserver (box.warmup's
+    warm_up) or the tester's zygote (warm_up_tests) has it before it forks."""
+    return ('import gc, importlib, sys\nsys.path.insert(0, "/opt/passk")\nfrom box.layout import PRELOAD\n'
+            "for name in PRELOAD:\n    importlib.import_module(name)\n" + warm_up.strip() + "\n"
+            "gc.collect()\ngc.freeze()\n")
+
+
+def passk_image(image: str | None = None) -> str:
+    """`image`, or passk's image for this checkout (built if missing)."""
+    if image is not None:
+        return image
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import ensure_image
+    from harness.inputs.config import default_base_image
+    return ensure_image(connect(), default_base_image())["image"]
+
+
+def run_in_image(image: str, program: str, args=(), docker_args=(), **run) -> subprocess.CompletedProcess:
+    """`program` run by passk's Python inside `image`, without network, with `args` as its sys.argv[1:]."""
+    return subprocess.run(["docker", "run", "--rm", "-i", "--network", "none", *docker_args, "--entrypoint",
+                           "/usr/local/bin/passk-python", image, "-s", "-B", "-", *map(str, args)],
+                          input=program, text=True, **run)
+
+
+INSIDE = warmed_heap("from box.warmup import WARM_UP_ROUNDS, warm_up\nfor _ in range(WARM_UP_ROUNDS):\n    warm_up()") + r'''
+import os, socket
 from box.candidate import serve_program
 from box.framing import send_msg
-from box.layout import PRELOAD
-from box.warmup import WARM_UP_ROUNDS, warm_up
-for name in PRELOAD:
-    importlib.import_module(name)
-for _ in range(WARM_UP_ROUNDS):
-    warm_up()
-gc.collect()
-gc.freeze()
 RUNS = int(sys.argv[1])
 SRC = "def f(xs):\n    return sorted(xs)\n" * 10
 
@@ -66,15 +84,7 @@ def main() -> int:
     ap.add_argument("--image", help="default: passk's image for this checkout (built if missing)")
     ap.add_argument("--runs", type=int, default=50)
     args = ap.parse_args()
-    image = args.image
-    if image is None:
-        from harness.execution.sandbox.docker import connect
-        from harness.execution.sandbox.images import ensure_image
-        from harness.inputs.config import default_base_image
-        image = ensure_image(connect(), default_base_image())["image"]
-    return subprocess.run(["docker", "run", "--rm", "-i", "--network", "none", "--entrypoint",
-                           "/usr/local/bin/passk-python", image, "-s", "-B", "-", str(args.runs)],
-                          input=INSIDE, text=True).returncode
+    return run_in_image(passk_image(args.image), INSIDE, [args.runs]).returncode
 
 
 if __name__ == "__main__":

@@ -16,27 +16,20 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-INSIDE = r'''
-import gc, importlib, os, resource, socket, sys, time
-sys.path.insert(0, "/opt/passk")
+from scripts.child_cost import passk_image, run_in_image, warmed_heap  # noqa: E402
+
+INSIDE = warmed_heap("from box.warmup import TESTER_WARM_UP_ROUNDS, warm_up_tests\n"
+                     "for _ in range(TESTER_WARM_UP_ROUNDS):\n    warm_up_tests({})") + r'''
+import os, resource, socket, time
 from box.candidate import serve_program
 from box.channels.base import Verdict
 from box.channels.proxy import _compiled, run_test
-from box.layout import PRELOAD
-from box.warmup import TESTER_WARM_UP_ROUNDS, warm_up_tests
-for name in PRELOAD:
-    importlib.import_module(name)
-for _ in range(TESTER_WARM_UP_ROUNDS):
-    warm_up_tests({})
-gc.collect()
-gc.freeze()
 CALLS, ROUNDS = int(sys.argv[1]), int(sys.argv[2])
 SRC = b"def f(xs):\n    return sum(xs) > 3\n"
 spec = {"prompt": "", "entry_point": "f",
@@ -71,11 +64,8 @@ for _ in range(ROUNDS):
 
 
 def run(image, cpuset, calls, rounds):
-    cmd = ["docker", "run", "--rm", "-i", "--network", "none"]
-    if cpuset is not None:
-        cmd += ["--cpuset-cpus", cpuset]
-    out = subprocess.run(cmd + ["--entrypoint", "/usr/local/bin/passk-python", image, "-s", "-B", "-", str(calls),
-                                str(rounds)], input=INSIDE, text=True, capture_output=True, check=True).stdout
+    out = run_in_image(image, INSIDE, [calls, rounds], ["--cpuset-cpus", cpuset] if cpuset is not None else [],
+                       capture_output=True, check=True).stdout
     rows = [line.split() for line in out.splitlines() if line.strip()]
     if any(r[0] != "passed" for r in rows):
         raise SystemExit(f"a round did not pass: {out}")
@@ -88,12 +78,7 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=3000)
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    image = args.image
-    if image is None:
-        from harness.execution.sandbox.docker import connect
-        from harness.execution.sandbox.images import ensure_image
-        from harness.inputs.config import default_base_image
-        image = ensure_image(connect(), default_base_image())["image"]
+    image = passk_image(args.image)
     mine = sorted(os.sched_getaffinity(0))
     print(f"{len(mine)} CPUs; {args.calls} calls per round, {args.rounds} rounds; per call, µs:")
     print(f"{'container':<22} {'wall':>8} {'tests CPU':>10} {'candidate CPU':>14}")
