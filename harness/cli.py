@@ -122,10 +122,12 @@ def _evaluate_args(ev, verify: bool = False) -> None:
                     help="the Python that runs io programs (judged problems, CodeContests, ...): passk's CPython, or "
                          "Debian's PyPy 3 (as Kattis judges Python 3; its time limits assume it)")
     ev.add_argument("--language", default=None,
-                    help="the candidates' language (python, cpp, rust, go, java, javascript, typescript; default: "
-                         "the problem file's)")
+                    help="the candidates' language (python or one of MultiPL-E's: cpp, rust, go, java, javascript, "
+                         "typescript, lua, ruby, php, perl, r, bash, racket, scala, csharp, d, elixir, clojure, "
+                         "haskell, ocaml, ada; default: the problem file's)")
     ev.add_argument("--compile-timeout-s", type=_positive(float), default=Limits.compile_timeout_s,
-                    help="wall-clock limit of a compile step (C++, Rust, Go, Java, TypeScript), in seconds")
+                    help="wall-clock limit of a compile step (C++, Rust, Go, Java, TypeScript, Scala, C#, D, Ada), "
+                         "in seconds")
     ev.add_argument("--compile-memory-mb", type=_positive(int), default=Limits.compile_memory_mb,
                     help="memory of a compile step, in MB (watched in the container's cgroup)")
     ev.add_argument("--base-image", default=default_base_image(),
@@ -221,8 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--base-image", default=default_base_image(), help="base image with python3")
     b.add_argument("--rebuild", action="store_true", help="build even if the image exists")
     b.add_argument("--language", action="append", default=[],
-                   help="also build this language's image (cpp, c, rust, go, java, javascript, typescript, pypy, or all); "
-                        "repeatable")
+                   help="also build this language's image (any language passk runs, by its name or MultiPL-E's, "
+                        "pypy, or all; `passk doctor` lists which are built); repeatable")
     _environment_args(b)
 
     sv = command("serve", "an HTTP service for training loops and evaluation services: passk's /v1/evaluate, "

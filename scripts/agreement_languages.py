@@ -33,8 +33,30 @@ import language_samples  # noqa: E402
 import multiple_peer  # noqa: E402
 
 LANGUAGES = ("cpp", "rust", "go", "java", "javascript", "typescript")
+# MultiPL-E's other languages (issue 35): their problem files come from --more (the synthetic mix), or
+# passk's own demo sets (the demo mix: problems/lang-<language>/, its samples and the tampering and
+# nonce-reading programs of tests/language_attacks.py; no bombs, since the peer runs without limits)
+MORE = ("lua", "ruby", "php", "perl", "r", "bash", "racket", "scala", "csharp", "d", "elixir", "clojure", "haskell",
+        "ocaml", "ada")
 EXPECTED_DIFFERENCE = {("failed exited_early", "OK"): "exits 0 before its tests: MultiPL-E trusts the exit code, "
                                                       "passk needs the tests' completion marker"}
+# differences of one language's rule, by design: (language, passk's label, MultiPL-E's status) -> why
+LANGUAGE_DIFFERENCE = {
+    ("clojure", "failed", "OK"): "clojure.test's run-test reports a failed `is` on stdout and exits 0, which "
+                                 "MultiPL-E's rule (exit code and stderr) passes; passk needs the tests' summary "
+                                 "to count no failure",
+    **{(lang, "timed_out", "Exception"): "MultiPL-E's eval for the language never reads safe_subprocess's "
+                                         "timeout flag: a run killed at the limit is an Exception there"
+       for lang in ("php", "racket", "clojure")},
+}
+TAMPERING_DIFFERENCE = "a wrong program that tampers with the tests: MultiPL-E passes it, passk's wrapping fails it"
+
+
+def explain(language: str, kind: str, mine: str, theirs: str) -> str:
+    """Why passk and MultiPL-E differ on a candidate, where it is by design; UNEXPLAINED otherwise."""
+    if kind == "tampering" and mine.startswith("failed") and theirs == "OK":
+        return TAMPERING_DIFFERENCE
+    return LANGUAGE_DIFFERENCE.get((language, mine, theirs)) or EXPECTED_DIFFERENCE.get((mine, theirs), "UNEXPLAINED")
 
 
 def passk_label(row: dict) -> str:
@@ -66,7 +88,34 @@ def _split(rows, compile_key, run_key, busy_s, candidates) -> dict:
             "own": (busy_s - compile_s - run_s) / candidates, "total": busy_s / candidates}
 
 
-def samples_for(language: str, tmp: Path, mix: str) -> Path:
+def demo_samples(language: str, tmp: Path) -> Path:
+    """The demo mix: passk's demo set for the language, and the hostile rows that do not need limits to be
+    safe to run (the tampering and nonce-reading programs)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.language_attacks import ATTACKS, DOCUMENTED, EXPECTED
+    rows = [{"name": s["name"], "completion": s["completion"], "kind": s["expected"]}
+            for s in map(json.loads, (ROOT / "problems" / f"lang-{language}" / "samples.jsonl").read_text().splitlines())]
+    for name, program in ATTACKS[language].items():
+        if name == "reads_the_nonce" or "failed assertion" in EXPECTED.get(name, ()) and name != "control_finds_what_it_left_itself":
+            rows.append({"name": "demo_add", "solution": program,
+                         "kind": "documented" if name in DOCUMENTED else "tampering"})
+    samples = tmp / f"{language}-demo.jsonl"
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return samples
+
+
+def problems_for(language: str, mix: str, more: Path | None) -> Path:
+    if mix == "demo":
+        return ROOT / "problems" / f"lang-{language}" / "problems.jsonl"
+    if language in language_samples.MORE_FILES:
+        if more is None:
+            raise SystemExit(f"{language}: give --more DIR, a directory with MultiPL-E's {language_samples.MORE_FILES[language]}.jsonl "
+                             "(or use --mix demo)")
+        return more / f"{language_samples.MORE_FILES[language]}.jsonl"
+    return language_samples.SHARED / f"{language_samples.FILES[language]}.jsonl"
+
+
+def samples_for(language: str, tmp: Path, mix: str, more: Path | None = None) -> Path:
     """The candidates of a mix: "synthetic" (scripts/language_samples.py), "synthetic-no-loops" (the same
     without the infinite loops) or "passing" (scripts/language_passing.py)."""
     if mix == "passing":
@@ -74,9 +123,11 @@ def samples_for(language: str, tmp: Path, mix: str) -> Path:
         if not samples.exists():
             language_passing.main(tmp)
         return samples
+    if mix == "demo":
+        return demo_samples(language, tmp)
     samples = tmp / f"{language}.jsonl"
     if not samples.exists():
-        language_samples.main(tmp)
+        language_samples.main(tmp, more)
     if mix == "synthetic-no-loops":
         kept = [line for line in samples.read_text().splitlines() if json.loads(line)["kind"] != "loop"]
         samples = tmp / f"{language}-no-loop.jsonl"
@@ -84,10 +135,11 @@ def samples_for(language: str, tmp: Path, mix: str) -> Path:
     return samples
 
 
-def run_language(language: str, tmp: Path, timeout: float, workers: int, mix: str = "synthetic") -> dict:
+def run_language(language: str, tmp: Path, timeout: float, workers: int, mix: str = "synthetic",
+                 more: Path | None = None) -> dict:
     """Both harnesses on the language's candidates of the mix."""
-    problems = language_samples.SHARED / f"{language_samples.FILES[language]}.jsonl"
-    samples = samples_for(language, tmp, mix)
+    problems = problems_for(language, mix, more)
+    samples = samples_for(language, tmp, mix, more)
     kinds = [json.loads(line)["kind"] for line in samples.read_text().splitlines()]
     out = tmp / f"passk-{samples.stem}"
     shutil.rmtree(out, ignore_errors=True)
@@ -131,21 +183,23 @@ def main() -> int:
     ap.add_argument("--languages", default=",".join(LANGUAGES))
     ap.add_argument("--timeout", type=float, default=3.0)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--mix", default="synthetic", choices=("synthetic", "synthetic-no-loops", "passing"))
+    ap.add_argument("--mix", default="synthetic", choices=("synthetic", "synthetic-no-loops", "passing", "demo"))
+    ap.add_argument("--more", type=Path, default=None, help="a directory with MultiPL-E's HumanEval files of its "
+                                                            "other languages (humaneval-lua.jsonl, ...)")
     ap.add_argument("--out", default=None, help="keep the runs here (default: a temporary directory)")
     args = ap.parse_args()
     tmp = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="passk-agree-"))
     tmp.mkdir(parents=True, exist_ok=True)
     results = []
     for language in args.languages.split(","):
-        r = run_language(language, tmp, args.timeout, args.workers, args.mix)
+        r = run_language(language, tmp, args.timeout, args.workers, args.mix, args.more)
         results.append(r)
         print(f"\n== {language}: {r['agree']} of {r['candidates']} candidates with the same status "
               f"({r['candidates'] - r['agree']} different); toolchain {r['toolchain']}")
         for (mine, theirs), n in sorted(r["table"].items()):
             print(f"   passk {mine:22s} MultiPL-E {theirs:15s} {n:4d}")
         for key, kind, mine, theirs, detail in r["differences"]:
-            why = EXPECTED_DIFFERENCE.get((mine, theirs), "UNEXPLAINED")
+            why = explain(language, kind, mine, theirs)
             print(f"   differs: {key[0]}#{key[1]} ({kind}): passk {mine}, MultiPL-E {theirs}: {why} | {detail}")
     print("\nthroughput (same candidates, workers and run timeout; passk's time includes its start-up):")
     print(f"{'language':12s} {'cands':>6s} {'passk cand/s':>13s} {'MultiPL-E cand/s':>17s} {'ratio':>6s}")

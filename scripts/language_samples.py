@@ -6,8 +6,11 @@ forever and one that exits with code 0 before the tests; on seven problems a cor
 here and a wrong variant of it. Completions follow MultiPL-E's convention (program = prompt + completion
 + "\\n" + tests), to be run without stop tokens.
 
-    python3 scripts/language_samples.py OUTDIR        writes OUTDIR/<language>.jsonl (rows: name,
-                                                       completion, kind)
+    python3 scripts/language_samples.py OUTDIR [MORE]  writes OUTDIR/<language>.jsonl (rows: name,
+                                                       completion, kind); MORE: a directory with
+                                                       MultiPL-E's HumanEval files of its other languages
+                                                       (humaneval-lua.jsonl, -rb, -php, -pl, -r, -sh, -rkt,
+                                                       -scala, -cs, -d), for those too
 """
 
 from __future__ import annotations
@@ -84,6 +87,75 @@ _JAVA_DEFAULTS = [(r"^(long|int|short|byte)$", "0"), (r"^(double|float)$", "0.0"
                   (r"^ArrayList<", "new ArrayList<>()"), (r"^HashMap<", "new HashMap<>()")]
 
 
+# MultiPL-E's other languages (issue 35): their HumanEval files are not in ../shared/data/multipl-e; give the
+# directory that holds them (humaneval-<code>.jsonl, as MultiPL-E and its redistributions name them).
+MORE_FILES = {"lua": "humaneval-lua", "ruby": "humaneval-rb", "php": "humaneval-php", "perl": "humaneval-pl",
+              "r": "humaneval-r", "bash": "humaneval-sh", "racket": "humaneval-rkt", "scala": "humaneval-scala",
+              "csharp": "humaneval-cs", "d": "humaneval-d"}
+# what a completion adds around its body: (before, indent, after)
+MORE_SHAPE = {"lua": ("", "    ", "end\n"), "ruby": ("", "  ", "end\n"), "php": ("", "    ", "}\n"),
+              "perl": ("", "    ", "}\n"), "r": ("\n", "  ", "}\n"), "bash": ("", "    ", ""),
+              "racket": ("", "  ", ")\n"), "scala": ("", "        ", ""), "csharp": ("", "        ", ""),
+              "d": ("{\n", "    ", "}\n")}
+MORE_DEFAULT = {"lua": "return nil", "ruby": "nil", "php": "return null;", "perl": "return undef;", "r": "NULL",
+                "bash": "echo", "racket": "#f", "scala": "???", "csharp": "throw new NotImplementedException();",
+                "d": "return typeof(return).init;"}
+MORE_SYNTAX = {"lua": "return (", "ruby": "def (", "php": "return (;", "perl": "return (;", "r": "x <- (",
+               "bash": "if then", "racket": "(+ 1", "scala": "return (;", "csharp": "return (;", "d": "return (;"}
+MORE_LOOP = {"lua": "while true do end", "ruby": "loop { }", "php": "while (true) {}", "perl": "while (1) {}",
+             "r": "repeat {}", "bash": "while true; do :; done", "racket": "(let loop () (loop))",
+             "scala": "while (true) {}\n        ???", "csharp": "while (true) {}", "d": "while (true) {}"}
+MORE_EXIT = {"ruby": "exit!(0)", "php": "exit(0);", "perl": "exit 0;", "r": "quit(save = 'no', status = 0)",
+             "racket": "(exit 0)", "scala": "sys.exit(0)",
+             "csharp": "System.Environment.Exit(0);\n        throw new System.Exception();",
+             "d": "import core.stdc.stdlib : exit;\n    exit(0);\n    assert(0);"}
+MORE_CORRECT = {
+    "HumanEval_53_add": {"lua": "return x + y", "ruby": "x + y", "php": "return $x + $y;", "perl": "return $x + $y;",
+                         "r": "x + y", "bash": "echo $(( $1 + $2 ))", "racket": "(+ x y)", "scala": "x + y",
+                         "csharp": "return x + y;", "d": "return x + y;"},
+    "HumanEval_23_strlen": {"lua": "return #string", "ruby": "string.length", "php": "return \\strlen($string);",
+                            "perl": "return length($string);", "r": "nchar(string)", "bash": "echo ${#1}",
+                            "racket": "(string-length string)", "scala": "string.length.toLong",
+                            "csharp": "return str.Length;", "d": "return cast(long) string.length;"},
+    "HumanEval_60_sum_to_n": {"lua": "return n * (n + 1) // 2", "ruby": "n * (n + 1) / 2", "php": "return intdiv($n * ($n + 1), 2);",
+                              "perl": "return $n * ($n + 1) / 2;", "r": "n * (n + 1) / 2", "bash": "echo $(( $1 * ($1 + 1) / 2 ))",
+                              "racket": "(quotient (* n (+ n 1)) 2)", "scala": "n * (n + 1) / 2",
+                              "csharp": "return n * (n + 1) / 2;", "d": "return n * (n + 1) / 2;"},
+}
+MORE_WRONG = [("x + y", "x - y"), ("$x + $y", "$x - $y"), ("$1 + $2", "$1 - $2"), ("(+ x y)", "(- x y)"),
+              ("#string", "#string + 1"), ("string.length", "string.length + 1"), ("strlen($string)", "strlen($string) - 1"),
+              ("length($string)", "length($string) + 1"), ("nchar(string)", "nchar(string) + 1"), ("${#1}", "$(( ${#1} + 1 ))"),
+              ("(string-length string)", "(+ 1 (string-length string))"), ("str.Length", "str.Length + 1"),
+              ("string.length;", "string.length + 1;"), ("(n + 1)", "(n - 1)"), ("($n + 1)", "($n - 1)"), ("($1 + 1)", "($1 - 1)"),
+              ("(+ n 1)", "(- n 1)")]
+
+
+def more_completion(language: str, body: str) -> str:
+    before, ind, after = MORE_SHAPE[language]
+    return before + ind + body + "\n" + after
+
+
+def more_rows(language: str, problems: list) -> list:
+    rows = []
+    for i, p in enumerate(problems):
+        rows.append({"name": p["name"], "completion": more_completion(language, MORE_DEFAULT[language]), "kind": "default"})
+        if i % 4 == 0:
+            rows.append({"name": p["name"], "completion": more_completion(language, MORE_SYNTAX[language]),
+                         "kind": "syntax_error"})
+        if i % 8 == 1:
+            rows.append({"name": p["name"], "completion": more_completion(language, MORE_LOOP[language]), "kind": "loop"})
+        if i % 8 == 3 and language in MORE_EXIT:
+            rows.append({"name": p["name"], "completion": more_completion(language, MORE_EXIT[language]),
+                         "kind": "early_exit"})
+        body = MORE_CORRECT.get(p["name"], {}).get(language)
+        if body:
+            rows.append({"name": p["name"], "completion": more_completion(language, body), "kind": "correct"})
+            wrong = next((body.replace(a, b, 1) for a, b in MORE_WRONG if a in body), None)
+            if wrong and wrong != body:
+                rows.append({"name": p["name"], "completion": more_completion(language, wrong), "kind": "wrong"})
+    return rows
+
+
 def default_body(language: str, prompt: str) -> str:
     last = prompt.rstrip().splitlines()[-1]
     if language == "cpp":
@@ -119,8 +191,15 @@ def write_set(path: Path, language: str, rows: list, of: str) -> None:
     print(f"{language}: {len(rows)} candidates for {of} {kinds}")
 
 
-def main(out: Path) -> None:
+def main(out: Path, more: Path | None = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    for language, name in (MORE_FILES.items() if more else ()):
+        path = more / f"{name}.jsonl"
+        if not path.is_file():
+            print(f"{language}: no {path}, skipped")
+            continue
+        problems = [json.loads(line) for line in path.read_text().splitlines()]
+        write_set(out / f"{language}.jsonl", language, more_rows(language, problems), f"{len(problems)} problems")
     for language, name in FILES.items():
         problems = [json.loads(line) for line in (SHARED / f"{name}.jsonl").read_text().splitlines()]
         rows = []
@@ -146,6 +225,6 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
-    main(Path(sys.argv[1]))
+    main(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) == 3 else None)

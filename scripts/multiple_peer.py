@@ -54,7 +54,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 JAVATUPLES = "/usr/share/java/javatuples.jar"
-SUFFIX = {"cpp": ".cpp", "rust": ".rs", "go": "_test.go", "java": ".java", "javascript": ".js", "typescript": ".ts"}
+SUFFIX = {"cpp": ".cpp", "rust": ".rs", "go": "_test.go", "java": ".java", "javascript": ".js", "typescript": ".ts",
+          "lua": ".lua", "ruby": ".rb", "php": ".php", "perl": ".pl", "r": ".r", "bash": ".sh", "racket": ".rkt",
+          "scala": ".scala", "csharp": ".cs", "d": ".d", "elixir": ".exs", "clojure": ".clj", "haskell": ".hs",
+          "ocaml": ".ml", "ada": ".adb"}
+CLOJURE_JAR = "/usr/share/java/clojure-1.11.jar"
 COMPILE_TIMEOUT_S = 15.0   # MultiPL-E's safe_subprocess default
 POLL_S = 0.1               # safe_subprocess: SLEEP_BETWEEN_READS
 READ_BYTES = 1024          # safe_subprocess: MAX_BYTES_PER_READ
@@ -147,6 +151,103 @@ def _node_status(timeout, code, err):
     return "Exception"
 
 
+def _done(status, code, err, c_cpu=None, r_cpu=None):
+    return {"status": status, "exit_code": code, "stderr": err[-300:], "compile_cpu_s": c_cpu, "run_cpu_s": r_cpu}
+
+
+def evaluate_more(language: str, name: str, timeout: float) -> dict:
+    """MultiPL-E's eval_*.py for its other languages (the bigcode harness's copies where MultiPL-E's
+    repository has none): the command, how it is waited for (safe_subprocess or subprocess.run), and how
+    its exit code and output make the status. Debian's commands where MultiPL-E's are not packaged: mcs
+    for csc, ldmd2 -run for rdmd, clojure.main on the JVM for the Clojure CLI's `clojure -M`."""
+    path = Path(name)
+    if language in ("lua", "haskell", "bash", "perl", "ocaml"):
+        argv = {"lua": ["lua", name], "haskell": ["runghc", name], "bash": ["bash", name], "perl": ["perl", name],
+                "ocaml": ["ocaml", name]}[language]
+        t, code, out, err, cpu = safe_run(argv, timeout)
+        if t:
+            return _done("Timeout", code, err, r_cpu=cpu)
+        if language == "perl":
+            status = "Exception" if code != 0 or "ERROR" in out or "ERROR" in err else "OK"
+        elif code == 0:
+            status = "OK"
+        elif language == "bash" and "syntax error" in err:
+            status = "SyntaxError"
+        elif language == "ocaml" and "Assert_failure" in err:
+            status = "AssertionError"
+        elif language == "ocaml" and "Syntax error" in err:
+            status = "SyntaxError"
+        else:
+            status = "Exception"
+        return _done(status, code, err, r_cpu=cpu)
+    if language in ("php", "racket", "clojure"):   # no timeout check: a run killed at the limit is an Exception
+        argv = {"php": ["php", name], "racket": ["racket", name],
+                "clojure": ["java", "-Dclojure.main.report=stderr", "-cp", CLOJURE_JAR, "clojure.main", name]}[language]
+        t, code, out, err, cpu = safe_run(argv, timeout)
+        if language == "php":
+            status = "SyntaxError" if "PHP Parse error" in out else ("Exception" if code != 0 else "OK")
+        elif err or code != 0:
+            status = "SyntaxError" if language == "racket" and "read-syntax" in err else "Exception"
+        else:
+            status = "OK"
+        return _done(status, code, err, r_cpu=cpu)
+    if language in ("ruby", "r", "elixir"):   # subprocess.run(..., timeout=5): here the run timeout
+        argv = {"ruby": ["ruby", name], "r": ["Rscript", name], "elixir": ["elixir", name]}[language]
+        t, code, out, err, cpu = plain_run(argv, timeout)
+        if t:
+            return _done("Timeout", -1, err, r_cpu=cpu)
+        if code == 0:
+            status = "OK"
+        elif language == "ruby":
+            status = "SyntaxError" if err else "Exception"
+        elif language == "r":
+            status = "SyntaxError" if "unexpected" in out + err else ("AssertionError" if not err else "Exception")
+        else:
+            status = ("AssertionError" if "Assertion with == failed" in out + err
+                      else "SyntaxError" if "SyntaxError" in out + err else "Exception")
+        return _done(status, code, err, r_cpu=cpu)
+    if language == "d":   # rdmd -unittest FILE: compile and run in one command, 15 s for both
+        t, code, out, err, cpu = safe_run(["ldmd2", "-unittest", "-run", name], timeout + 2.0)
+        status = "Timeout" if t else "OK" if code == 0 else "SyntaxError" if "Error:" in err else "Exception"
+        return _done(status, code, err, c_cpu=cpu)
+    if language == "scala":
+        with tempfile.TemporaryDirectory() as outdir:
+            t, code, out, err, c_cpu = safe_run(["scalac", "-d", outdir, name], 45.0)
+            if code != 0:
+                return _done("SyntaxError", code, err, c_cpu)
+            t, code, out, err, r_cpu = safe_run(["scala", "-cp", outdir, "Problem"], timeout)
+        status = "Timeout" if t else "OK" if code == 0 and err == "" else "Exception"
+        return _done(status, code, err, c_cpu, r_cpu)
+    if language == "csharp":
+        binary = str(path.with_suffix(".exe"))
+        try:
+            t, code, out, err, c_cpu = plain_run(["mcs", "-d:DEBUG", "-r:System.Numerics.dll", name, f"-out:{binary}"],
+                                                 COMPILE_TIMEOUT_S)
+            if code != 0:
+                return _done("SyntaxError", code, out + err, c_cpu)
+            t, code, out, err, r_cpu = plain_run(["mono", binary], timeout, env={"PATH": os.environ["PATH"],
+                                                                                 "MONO_TRACE_LISTENER": "Console.Error"})
+            if t:
+                return _done("Timeout", -1, err, c_cpu, r_cpu)
+            failed = "System.Diagnostics.DefaultTraceListener.Fail" in err or "Unhandled Exception" in err
+            return _done("Exception" if failed else "OK", code, err, c_cpu, r_cpu)
+        finally:
+            if os.path.exists(binary):
+                os.remove(binary)
+    if language == "ada":
+        with tempfile.TemporaryDirectory() as work:
+            t, code, out, err, c1 = safe_run(["gnatchop", "-w", name, work], COMPILE_TIMEOUT_S)
+            if code != 0:
+                return _done("SyntaxError", code, err, c1)
+            t, code, out, err, c2 = safe_run(["gnatmake", "-gnatW8", "main.adb", "-o", "main", "-g", "-j0", "-gnata",
+                                              "-gnateE", "-bargs", "-Es"], COMPILE_TIMEOUT_S, cwd=work)
+            if code != 0:
+                return _done("SyntaxError", code, out + err, c1 + c2)
+            t, code, out, err, r_cpu = safe_run(["./main"], timeout, cwd=work)
+        return _done("Timeout" if t else "Exception" if code != 0 else "OK", code, err, c1 + c2, r_cpu)
+    raise ValueError(language)
+
+
 def evaluate(language: str, program: str, timeout: float) -> dict:
     with tempfile.NamedTemporaryFile(suffix=SUFFIX[language]) as f:
         f.write(program.encode("utf-8"))
@@ -154,6 +255,8 @@ def evaluate(language: str, program: str, timeout: float) -> dict:
         name = f.name
         path = Path(name)
         env = dict(os.environ)
+        if language not in ("cpp", "rust", "go", "java", "javascript", "typescript"):
+            return evaluate_more(language, name, timeout)
         if language in ("cpp", "rust"):
             binary = str(path.with_suffix(""))
             try:

@@ -144,6 +144,19 @@ for _language in ATTACKS:
     ATTACKS[_language]["control_finds_what_it_left_itself"] = _control(_language)
 EXPECTED["control_finds_what_it_left_itself"] = {"failed assertion"}
 
+# The run limit for these programs, where 2 s is too close to a language's start on a slow day: Clojure's
+# JVM and core take ~1.5 s of CPU before the program's first line (its memory bomb otherwise times out)
+TIMEOUT_S = {"clojure": 6.0, "scala": 4.0}
+
+# MultiPL-E's other languages (issue 35): tests/language_attacks_more.py, control included
+from tests.language_attacks_more import ATTACKS as _MORE, DOCUMENTED as _MORE_DOCUMENTED, TAMPERING as _MORE_TAMPERING  # noqa: E402
+
+ATTACKS.update({name: dict(programs) for name, programs in _MORE.items()})
+# how each language reports a failed check varies (an exception, an exit code), and a wrong program that
+# redefines something the tests use may not compile or run at all: any of these is the attack's failure
+EXPECTED["control_finds_what_it_left_itself"] |= {"failed runtime_error"}
+EXPECTED["reads_the_nonce"] = {"passed", "failed runtime_error", "failed exited_early"}
+
 
 # Tampering with the tests (issue 24): a WRONG `add` (a - b) that tries to make the tests pass anyway, by
 # renaming passk's entry, switching assertions off, shadowing or patching them, or running no test. Each
@@ -191,7 +204,14 @@ DOCUMENTED = {
     "macro_rewrites_the_tests": "C++: the tests are compiled in the candidate's translation unit (they call its "
                                 "functions and use its types), so its macros apply to them",
 }
+DOCUMENTED.update(_MORE_DOCUMENTED)
 for _language, _programs in TAMPERING.items():
     ATTACKS[_language].update(_programs)
     for _name in _programs:
         EXPECTED[_name] = {"passed"} if _name in DOCUMENTED else {"failed assertion", "failed no_tests"}
+for _language, _programs in _MORE_TAMPERING.items():
+    ATTACKS[_language].update(_programs)
+    for _name in _programs:
+        EXPECTED[_name] = {"passed"} if _name in DOCUMENTED else {"failed assertion", "failed no_tests",
+                                                                   "failed runtime_error", "failed compile_error",
+                                                                   "failed output_rule"}

@@ -301,6 +301,51 @@ def test_io_in_every_language_with_the_problems_limits():
     assert rows[9].tests[0]["time_s"] < 0.5          # a program that waits: the wall-clock backstop
 
 
+# A sum on stdin and stdout in each of MultiPL-E's other languages (issue 35), run in its own image
+SUM_IN = {
+    "lua": "local a, b = io.read('n', 'n')\nprint(a + b)\n",
+    "ruby": "a, b = gets.split.map(&:to_i)\nputs a + b\n",
+    "php": "<?php\n[$a, $b] = array_map('intval', preg_split('/\\s+/', trim(fgets(STDIN))));\necho $a + $b, \"\\n\";\n",
+    "perl": "my ($a, $b) = split ' ', <STDIN>;\nprint $a + $b, \"\\n\";\n",
+    "r": "x <- scan(file('stdin'), quiet = TRUE)\ncat(x[1] + x[2], '\\n', sep = '')\n",
+    "bash": "read a b\necho $((a + b))\n",
+    "racket": "#lang racket\n(define a (read))\n(define b (read))\n(displayln (+ a b))\n",
+    "scala": "object Sum {\n  def main(args: Array[String]): Unit = {\n"
+             "    val Array(a, b) = scala.io.StdIn.readLine().trim.split(\" +\").map(_.toLong)\n    println(a + b)\n  }\n}\n",
+    "csharp": "using System;\nclass P { static void Main() { var t = Console.ReadLine().Split(' '); "
+              "Console.WriteLine(long.Parse(t[0]) + long.Parse(t[1])); } }\n",
+    "d": "import std.stdio;\nvoid main() { long a, b; readf(\" %d %d\", a, b); writeln(a + b); }\n",
+    "elixir": "[a, b] = IO.read(:stdio, :line) |> String.split() |> Enum.map(&String.to_integer/1)\nIO.puts(a + b)\n",
+    "clojure": "(let [[a b] (map #(Long/parseLong %) (clojure.string/split (clojure.string/trim (read-line)) #\" +\"))]\n"
+               "  (println (+ a b)))\n",
+    "haskell": "main :: IO ()\nmain = do\n  [a, b] <- fmap (map read . words) getLine :: IO [Integer]\n  print (a + b)\n",
+    "ocaml": "let () = Scanf.scanf \" %d %d\" (fun a b -> print_int (a + b); print_newline ())\n",
+    "ada": "with Ada.Text_IO; use Ada.Text_IO;\nwith Ada.Long_Long_Integer_Text_IO; use Ada.Long_Long_Integer_Text_IO;\n"
+           "procedure Main is\n   A, B : Long_Long_Integer;\nbegin\n   Get (A);\n   Get (B);\n   Put (A + B, Width => 0);\n"
+           "   New_Line;\nend Main;\n",
+}
+
+
+def test_every_language_passk_runs_has_an_io_build():
+    from harness.inputs import judge, languages
+    assert set(languages.LANGUAGES) <= set(judge.IO_LANGUAGES)
+    for name in SUM_IN:
+        build = judge.io_build(name, SUM_IN[name], {}, 1.0, 256)
+        assert build["language"] == name and build["steps"][-1]["step"] == "run"
+    assert judge.io_build("scala", SUM_IN["scala"], {}, 1.0, 256)["steps"][-1]["argv"][-1] == "Sum"
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("language", sorted(SUM_IN))
+def test_io_in_multipl_e_s_other_languages(language):
+    # room for the slowest start (Clojure's JVM and its core, ~1.5 s of CPU) on a loaded day
+    rows = _run(_problem(SUM, time_limit_s=6.0, memory_mb=512), [(language, SUM_IN[language]),
+                                                                (language, SUM_IN[language].replace("+", "-", 1))])
+    got = [(r.status, r.reason, r.language) for r in rows]
+    assert got[0] == ("passed", "tests_completed", language), rows[0].detail
+    assert got[1][:2] in (("failed", "wrong_answer"), ("failed", "compile_error"), ("failed", "runtime_error")), got
+
+
 @pytest.mark.docker
 def test_a_recursive_solution_that_needs_a_deep_stack_is_accepted():
     deep = ("#include <bits/stdc++.h>\nstd::vector<std::vector<int>> kids;\nint depth(int v) { int best = 0;\n"

@@ -46,11 +46,16 @@ def _io_label(report, limits, stdout, case, rule, index):
 
 
 _ASSERTION_SIGNS = (b"Assertion `", b"AssertionError", b"ERR_ASSERTION", b"assertion failed", b"assertion `left",
-                    b"--- FAIL")
+                    b"--- FAIL", b"is not TRUE", b"Test failed!", b"Failure: test_", b"expected: ", b"\nFAILURE\n",
+                    b"AssertError", b"/rackunit/private/check.rkt", b"Assertion with == failed", b"Assert_failure")
 
 
 _RUNTIME_OOM_SIGNS = (b"java.lang.OutOfMemoryError", b"JavaScript heap out of memory",
-                      b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc")
+                      b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc",
+                      b"System.OutOfMemoryException", b"core.exception.OutOfMemoryError", b"cannot allocate vector",
+                      b"failed to allocate memory (NoMemoryError)", b"Out of memory!", b"not enough memory",
+                      b"Out_of_memory", b"STORAGE_ERROR", b"heap overflow", b"out of memory",
+                      b"Cannot allocate memory", b"eheap_alloc: Cannot allocate")
 
 
 SYNTAX_ERROR_MARK = "syntax_error"
@@ -72,7 +77,24 @@ def _marked(data: bytes, nonce: str):
     return True
 
 
-def _native_label(report, limits, step, last, marked, language=None):
+def _output_rule(report, rule):
+    """Why MultiPL-E's rule for the language fails a run that exited 0 (its evaluator reads the output as
+    well as the exit code): None when it does not. `rule` (harness/inputs/languages.py, Language.rule):
+    stderr_empty, signs (in stdout or stderr), stdout_signs, stderr_signs; the signs are looked for in the
+    last 2 KB of each stream."""
+    if not rule:
+        return None
+    if rule.get("stderr_empty") and report.get("stderr_bytes"):
+        return f"wrote {report['stderr_bytes']} bytes to stderr (MultiPL-E's rule for the language: a run that writes to stderr failed)"
+    out, err = report.get("stdout_tail") or b"", report.get("stderr_tail") or b""
+    for key, streams in (("signs", (out, err)), ("stdout_signs", (out,)), ("stderr_signs", (err,))):
+        for sign in rule.get(key) or ():
+            if any(sign.encode() in s for s in streams):
+                return f"the output holds {sign!r} (MultiPL-E's rule for the language)"
+    return None
+
+
+def _native_label(report, limits, step, last, marked, language=None, rule=None):
     """(status, reason, detail) of one step of a compiled or interpreted program: limits first, then how it
     ended; a compile step that fails is the candidate's compile error; the last step passes only with the
     completion marker."""
@@ -136,4 +158,7 @@ def _native_label(report, limits, step, last, marked, language=None):
         return "failed", "exited_early", "exited with code 0 before the tests finished (no completion marker)"
     if marked is not True:
         return "failed", "no_tests", f"the tests passed, but {marked} of the file's tests ran"
+    why = _output_rule(report, rule)
+    if why:
+        return "failed", "output_rule", why + (f": {lines[-1]}" if lines else "")
     return "passed", "tests_completed", ""

@@ -239,7 +239,7 @@ class Supervisor:
             detail[f"{name}_memory_kb"] = max(report.get("job_memory_peak_kb") or 0, report["peak_memory_kb"] or 0)
             last = index == len(steps) - 1
             status, reason, text = _native_label(report, limits, name, last, _marked(marked, nonce),
-                                                 build.get("language"))
+                                                 build.get("language"), step.get("rule"))
             # A step that left something (a compiler's stray process, memory under gVisor) does not end the
             # job: what it left was killed, the program still runs, and the container is replaced after.
             clean = clean and bool(report["clean"])

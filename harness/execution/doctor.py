@@ -73,7 +73,30 @@ def checks(base_image: str | None = None) -> list[Check]:
                      images[tag] or "not built yet (built on first use)",
                      f"passk images build --base-image {base_image}", needed=False))
     out += environment_checks(client, images[tag])
+    out += language_checks(client, tag, images[tag])
     return out
+
+
+def language_checks(client, sandbox_tag: str, sandbox_id: str | None) -> list[Check]:
+    """Which languages' images are built on the current sandbox image, and which would be built on first use
+    (each is built only when a run, a test or `passk images build --language` needs it)."""
+    from harness.execution.sandbox.images import language_tag
+    from harness.inputs.languages import IMAGE_ONLY, LANGUAGES
+    names = [*LANGUAGES, *IMAGE_ONLY]
+    if sandbox_id is None:
+        return [Check("language images", False, f"none yet ({len(names)} languages: built on first use, after the "
+                                                "sandbox image)", "passk images build --language all", needed=False)]
+    built, absent = [], []
+    for name in names:
+        tag, _ = language_tag({"image_id": sandbox_id, "image": sandbox_tag}, name)
+        try:
+            client.images.get(tag)
+            built.append(name)
+        except Exception:  # noqa: BLE001
+            absent.append(name)
+    found = f"built: {', '.join(built) or 'none'}" + (f"; built on first use: {', '.join(absent)}" if absent else "")
+    return [Check("language images", not absent, found,
+                  "passk images build --language " + (absent[0] if len(absent) == 1 else "all"), needed=False)]
 
 
 def environment_checks(client, sandbox_id: str | None) -> list[Check]:

@@ -150,6 +150,28 @@ IO_LANGUAGES = {lang.name: lang for lang in (
                ("node", "main.js")),
     IoLanguage("typescript", ("typescript", "ts"), (".ts",), "typescript", "main.ts",
                ("tsc", "--target", "es2020", "--module", "commonjs", "main.ts"), ("node", "main.js")),
+    # MultiPL-E's other languages, each in its own image, run as a judge runs them (optimised where the
+    # toolchain has a flag for it)
+    IoLanguage("lua", ("lua", "lua 5.3"), (".lua",), "lua", "main.lua", None, ("lua", "main.lua")),
+    IoLanguage("ruby", ("ruby", "rb", "ruby 3"), (".rb",), "ruby", "main.rb", None, ("ruby", "main.rb")),
+    IoLanguage("php", ("php", "php 8"), (".php",), "php", "main.php", None, ("php", "main.php")),
+    IoLanguage("perl", ("perl", "pl", "perl 5"), (".pl",), "perl", "main.pl", None, ("perl", "main.pl")),
+    IoLanguage("r", ("r",), (".r", ".R"), "r", "main.r", None, ("Rscript", "main.r")),
+    IoLanguage("bash", ("bash", "sh", "shell"), (".sh",), "bash", "main.sh", None, ("bash", "main.sh")),
+    IoLanguage("racket", ("racket", "rkt"), (".rkt",), "racket", "main.rkt", None, ("racket", "main.rkt")),
+    IoLanguage("scala", ("scala", "scala 2"), (".scala",), "scala", "main.scala", ("scalac", "-d", ".", "main.scala"),
+               ("scala", "-J-Xss{stack_mb}m", "-J-Xmx{memory_mb}m", "-cp", ".", "{class}")),
+    IoLanguage("csharp", ("csharp", "c#", "cs", "mono c#", "c# mono"), (".cs",), "csharp", "main.cs",
+               ("mcs", "-optimize+", "-r:System.Numerics.dll", "main.cs", "-out:main.exe"), ("mono", "main.exe")),
+    IoLanguage("d", ("d", "dlang", "d ldc", "d dmd"), (".d",), "d", "main.d", ("ldmd2", "-O", "-release", "-of=main", "main.d"),
+               ("./main",)),
+    IoLanguage("elixir", ("elixir", "ex", "exs"), (".exs", ".ex"), "elixir", "main.exs", None, ("elixir", "main.exs")),
+    IoLanguage("clojure", ("clojure", "clj"), (".clj",), "clojure", "main.clj", None, ("clojure", "main.clj")),
+    IoLanguage("haskell", ("haskell", "hs", "haskell ghc"), (".hs",), "haskell", "main.hs",
+               ("ghc", "-O", "-o", "main", "main.hs"), ("./main",)),
+    IoLanguage("ocaml", ("ocaml", "ml"), (".ml",), "ocaml", "main.ml", None, ("ocaml", "main.ml")),
+    IoLanguage("ada", ("ada", "gnat"), (".adb",), "ada", "main.adb", ("gnatmake", "-O2", "-gnatW8", "main.adb", "-o", "main"),
+               ("./main",)),
 )}
 _IO_BY_NAME = {alias: lang for lang in IO_LANGUAGES.values() for alias in (lang.name, *lang.names)}
 # CodeContests's per-solution language codes (its `solutions.language`): 1 Python 2 (refused: passk runs
@@ -196,6 +218,19 @@ def java_main_class(code: str) -> str:
     return "Main"
 
 
+_SCALA_OBJECT = re.compile(r"^\s*object\s+([A-Za-z_$][\w$]*)", re.M)
+
+
+def scala_main_object(code: str) -> str:
+    """The object a Scala program runs: the first object with a main method (or one extending App), else Main."""
+    found = list(_SCALA_OBJECT.finditer(code))
+    for m, after in zip(found, found[1:] + [None]):
+        body = code[m.end():after.start() if after else len(code)]
+        if "def main" in body or re.match(r"\s*extends\s+App\b", body):
+            return m.group(1)
+    return "Main"
+
+
 def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory_mb: int,
              file_name: str | None = None) -> dict | None:
     """The build a supervisor runs for an io program (containers/box/judge.py): its source file, the
@@ -209,6 +244,8 @@ def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory
     if lang.name == "java":
         named = file_name[:-len(".java")] if file_name and file_name.endswith(".java") else None
         cls = named if named and named.isidentifier() else java_main_class(code)
+    elif lang.name == "scala":
+        cls = scala_main_object(code)
     values = {"{class}": cls, "{cpus}": str(max(1, math.ceil(cpus))), "{memory_mb}": str(int(memory_mb)),
               "{stack_mb}": str(int(memory_mb))}
 

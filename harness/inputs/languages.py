@@ -67,6 +67,11 @@ class Language:
     # include among its leading #include lines, the compile arguments that pre-include its precompiled
     # form). See box/build.py: applied only where it cannot change what the program means.
     pch: tuple | None = None
+    # MultiPL-E's verdict rule beyond the exit code, where its evaluator reads the output (eval_*.py):
+    # {"stderr_empty": True} (a run that wrote to stderr failed), {"signs": [text]} (a run whose stdout or
+    # stderr holds one of them failed), {"stderr_signs": [...]} (the same, stderr only). passk applies it on
+    # top of its own (exit 0 and the completion marker); the run's stderr count and its last 2 KB are read.
+    rule: dict = field(default_factory=dict)
 
 
 # What node gets besides MultiPL-E's command: passk's preload, which keeps the tests' `assert` out of the
@@ -116,6 +121,48 @@ LANGUAGES = {lang.name: lang for lang in (
              ("tsc", "--target", "esnext", "main.ts"), NODE_RUN, env=NODE_ENV, notes=NODE_NOTES,
              server=("node", "--max-old-space-size={memory_mb}", "/opt/passk/tsc_server.js"),
              server_keep_mb=320),
+    # The languages MultiPL-E runs that Debian packages (eval_*.py of MultiPL-E's evaluation, and the
+    # bigcode harness's copies of them): MultiPL-E's command, with Debian's equivalent where it calls one
+    # Debian does not ship (csc: mono's mcs; rdmd: ldc's ldmd2, compile then run).
+    Language("lua", ("lua",), ".lua", "main.lua", None, ("lua", "main.lua"),
+             notes="MultiPL-E runs `lua FILE` (lua5.3 and Debian's lua-unit in its container, as here)"),
+    Language("ruby", ("rb", "ruby"), ".rb", "main.rb", None, ("ruby", "main.rb")),
+    Language("php", ("php",), ".php", "main.php", None, ("php", "main.php"),
+             rule={"stdout_signs": ["PHP Parse error"]}),
+    Language("perl", ("pl", "perl"), ".pl", "main.pl", None, ("perl", "main.pl"), rule={"signs": ["ERROR"]}),
+    Language("r", ("r", "R"), ".r", "main.r", None, ("Rscript", "main.r")),
+    Language("bash", ("sh", "bash"), ".sh", "main.sh", None, ("bash", "main.sh")),
+    Language("racket", ("rkt", "racket"), ".rkt", "main.rkt", None, ("racket", "main.rkt"),
+             rule={"stderr_empty": True}),
+    Language("scala", ("scala",), ".scala", "main.scala", ("scalac", "-d", ".", "main.scala"),
+             ("scala", "-cp", ".", "PasskMain"), rule={"stderr_empty": True},
+             notes="MultiPL-E runs `scalac -d DIR FILE` then `scala -cp DIR Problem`; passk runs its class "
+                   "PasskMain, which calls Problem's tests and then writes the completion marker"),
+    Language("csharp", ("cs", "csharp", "c#"), ".cs", "main.cs",
+             ("mcs", "-d:DEBUG", "-r:System.Numerics.dll", "-main:PasskMain", "main.cs", "-out:main.exe"), ("mono", "main.exe"),
+             env={"MONO_TRACE_LISTENER": "Console.Error"},
+             rule={"stderr_signs": ["System.Diagnostics.DefaultTraceListener.Fail", "Unhandled Exception"]},
+             notes="MultiPL-E compiles with Roslyn's `csc /d:DEBUG -r:System.Numerics.dll FILE`, which Debian "
+                   "does not ship; passk compiles with mono's mcs and the same options (mcs knows C# up to 7, so a "
+                   "program using later syntax does not compile here), then runs `mono BIN`"),
+    Language("d", ("d",), ".d", "main.d", ("ldmd2", "-unittest", "-of=main", "main.d"), ("./main",),
+             notes="MultiPL-E runs `rdmd -unittest FILE` (dmd, compile and run in one command), which Debian "
+                   "does not ship; passk compiles with ldmd2, LDC's dmd-compatible driver, with the same "
+                   "flag, then runs the binary"),
+    Language("elixir", ("elixir", "ex", "exs"), ".exs", "main.exs", None, ("elixir", "main.exs")),
+    Language("clojure", ("clj", "clojure"), ".clj", "main.clj", None,
+             ("java", "-Dclojure.main.report=stderr", "-cp", "/usr/share/java/clojure-1.11.jar", "clojure.main",
+              "main.clj"), rule={"stderr_empty": True},
+             notes="MultiPL-E runs `clojure -M -Dclojure.main.report=stderr FILE` (the Clojure CLI); Debian's "
+                   "`clojure` is a wrapper that runs clojure.main on the JVM, which passk calls directly with the "
+                   "same property"),
+    Language("haskell", ("hs", "haskell"), ".hs", "main.hs", None, ("runghc", "main.hs")),
+    Language("ocaml", ("ml", "ocaml"), ".ml", "main.ml", None, ("ocaml", "main.ml")),
+    Language("ada", ("ada", "adb"), ".adb", "program.ada",
+             ("/bin/sh", "-c", "gnatchop -w program.ada . && gnatmake -gnatW8 main.adb -o main -g -j0 -gnata "
+              "-gnateE -bargs -Es"), ("./main",),
+             notes="MultiPL-E splits the file with `gnatchop -w` and builds with `gnatmake -gnatW8 main.adb -o main "
+                   "-g -j0 -gnata -gnateE -bargs -Es`; passk runs the same two commands as one compile step"),
 )}
 
 _BY_NAME = {alias: lang for lang in LANGUAGES.values() for alias in (lang.name, *lang.names)}
@@ -242,6 +289,9 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
         head = f"declare var {name}: any;\n" if language == "typescript" else ""
         tail = "declare var require: any;\n" if language == "typescript" else ""
         return head + tests + f"\n{tail};require('fs').writeSync(3, '{MARK}');\n", {}
+    from harness.inputs.glue_more import GLUE
+    if language in GLUE:
+        return GLUE[language](task_id, prompt, tests)
     raise InputError(f"no glue for {lang.name}")
 
 
@@ -360,5 +410,15 @@ def steps(language: str, compile_limits: dict | None, run_limits: dict, override
             header, args = LANGUAGES[language].pch
             step["pch"] = {"header": header, "args": list(args)}
         out.append(step)
-    out.append({"step": "run", "argv": argv["run"], "limits": run_limits})
+    run = {"step": "run", "argv": argv["run"], "limits": run_limits}
+    if LANGUAGES[language].rule:
+        run["rule"] = dict(LANGUAGES[language].rule)
+    out.append(run)
     return out
+
+
+# How the docs and tables name each language
+SHOWN = {"cpp": "C++", "rust": "Rust", "go": "Go", "java": "Java", "javascript": "JavaScript", "typescript": "TypeScript",
+         "lua": "Lua", "ruby": "Ruby", "php": "PHP", "perl": "Perl", "r": "R", "bash": "Bash", "racket": "Racket",
+         "scala": "Scala", "csharp": "C#", "d": "D", "elixir": "Elixir", "clojure": "Clojure", "haskell": "Haskell",
+         "ocaml": "OCaml", "ada": "Ada"}
