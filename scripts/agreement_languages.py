@@ -52,6 +52,11 @@ LANGUAGE_DIFFERENCE = {
 TAMPERING_DIFFERENCE = "a wrong program that tampers with the tests: MultiPL-E passes it, passk's wrapping fails it"
 
 
+# Languages without a compile step whose MultiPL-E rule calls a run a SyntaxError from what it printed;
+# passk's label is failed (runtime_error: a reason the program's own text cannot choose). The same status.
+SYNTAX_FROM_OUTPUT = ("ruby", "php", "r", "bash", "racket", "elixir", "ocaml")
+
+
 def explain(language: str, kind: str, mine: str, theirs: str) -> str:
     """Why passk and MultiPL-E differ on a candidate, where it is by design; UNEXPLAINED otherwise."""
     if kind == "tampering" and mine.startswith("failed") and theirs == "OK":
@@ -104,8 +109,37 @@ def demo_samples(language: str, tmp: Path) -> Path:
     return samples
 
 
+def has_problems(language: str, more: Path | None) -> bool:
+    """Whether MultiPL-E's HumanEval file of the language is at hand (../shared, or --more)."""
+    if language in language_samples.FILES:
+        return True
+    return bool(more) and language in language_samples.MORE_FILES and \
+        (more / f"{language_samples.MORE_FILES[language]}.jsonl").is_file()
+
+
+COMMENT = {"lua": "-- {}", "ruby": "# {}", "php": "// {}", "perl": "# {}", "r": "# {}", "bash": "# {}",
+           "racket": "; {}", "scala": "// {}", "csharp": "// {}", "d": "// {}", "elixir": "# {}", "clojure": "; {}",
+           "haskell": "-- {}", "ocaml": "(* {} *)", "ada": "-- {}"}
+REPEAT = 12
+
+
+def demo_repeated_samples(language: str, tmp: Path) -> Path:
+    """The demo-repeated mix, for a speed figure where no MultiPL-E file of the language is at hand: the demo
+    set's candidates, each REPEAT times with a comment of its own at its end, so that no program text
+    repeats (MultiPL-E's cache would evaluate a repeated one once)."""
+    rows = []
+    demo = [json.loads(line) for line in (ROOT / "problems" / f"lang-{language}" / "samples.jsonl").read_text().splitlines()]
+    for copy in range(REPEAT):
+        for i, s in enumerate(demo):
+            note = COMMENT[language].format(f"copy {copy} of candidate {i}")
+            rows.append({"name": s["name"], "completion": s["completion"] + note + "\n", "kind": s["expected"]})
+    samples = tmp / f"{language}-demo-repeated.jsonl"
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return samples
+
+
 def problems_for(language: str, mix: str, more: Path | None) -> Path:
-    if mix == "demo":
+    if mix in ("demo", "demo-repeated"):
         return ROOT / "problems" / f"lang-{language}" / "problems.jsonl"
     if language in language_samples.MORE_FILES:
         if more is None:
@@ -125,6 +159,8 @@ def samples_for(language: str, tmp: Path, mix: str, more: Path | None = None) ->
         return samples
     if mix == "demo":
         return demo_samples(language, tmp)
+    if mix == "demo-repeated":
+        return demo_repeated_samples(language, tmp)
     samples = tmp / f"{language}.jsonl"
     if not samples.exists():
         language_samples.main(tmp, more)
@@ -165,6 +201,8 @@ def run_language(language: str, tmp: Path, timeout: float, workers: int, mix: st
     agree, differences, table = 0, [], collections.Counter()
     for key, kind in zip(order, kinds):
         mine, other = passk_label(rows[key]), peer_label(theirs[key]["status"])
+        if language in SYNTAX_FROM_OUTPUT and other == "failed compile_error":
+            other = "failed"
         table[(mine, theirs[key]["status"])] += 1
         if same(mine, other):
             agree += 1
@@ -183,7 +221,8 @@ def main() -> int:
     ap.add_argument("--languages", default=",".join(LANGUAGES))
     ap.add_argument("--timeout", type=float, default=3.0)
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--mix", default="synthetic", choices=("synthetic", "synthetic-no-loops", "passing", "demo"))
+    ap.add_argument("--mix", default="synthetic", choices=("synthetic", "synthetic-no-loops", "passing", "demo",
+                                                                "demo-repeated"))
     ap.add_argument("--more", type=Path, default=None, help="a directory with MultiPL-E's HumanEval files of its "
                                                             "other languages (humaneval-lua.jsonl, ...)")
     ap.add_argument("--out", default=None, help="keep the runs here (default: a temporary directory)")

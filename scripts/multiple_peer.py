@@ -206,10 +206,19 @@ def evaluate_more(language: str, name: str, timeout: float) -> dict:
             status = ("AssertionError" if "Assertion with == failed" in out + err
                       else "SyntaxError" if "SyntaxError" in out + err else "Exception")
         return _done(status, code, err, r_cpu=cpu)
-    if language == "d":   # rdmd -unittest FILE: compile and run in one command, 15 s for both
-        t, code, out, err, cpu = safe_run(["ldmd2", "-unittest", "-run", name], timeout + 2.0)
+    if language == "d":   # rdmd -unittest FILE: compile, then run, as one command whose stderr is read
+        binary = str(path.with_suffix(""))
+        try:
+            t, code, out, err, c_cpu = safe_run(["ldmd2", "-unittest", f"-of={binary}", name], COMPILE_TIMEOUT_S)
+            if code != 0:
+                return _done("Timeout" if t else "SyntaxError" if "Error:" in err else "Exception", code, err, c_cpu)
+            t, code, out, err, r_cpu = safe_run([binary], timeout)
+        finally:
+            for leftover in (binary, binary + ".o"):
+                if os.path.exists(leftover):
+                    os.remove(leftover)
         status = "Timeout" if t else "OK" if code == 0 else "SyntaxError" if "Error:" in err else "Exception"
-        return _done(status, code, err, c_cpu=cpu)
+        return _done(status, code, err, c_cpu, r_cpu)
     if language == "scala":
         with tempfile.TemporaryDirectory() as outdir:
             t, code, out, err, c_cpu = safe_run(["scalac", "-d", outdir, name], 45.0)
