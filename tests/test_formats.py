@@ -90,8 +90,8 @@ def test_multipl_e_loads_every_language_passk_runs_and_wraps_every_test(tmp_path
 
 def test_multipl_e_refuses_a_language_passk_does_not_run_and_a_file_that_mixes_languages(jsonl):
     row = {"name": "t", "prompt": "x", "tests": "y", "stop_tokens": []}
-    with pytest.raises(InputError, match=r"p.jsonl:1: 't': language 'lua' is not one passk runs"):
-        load_problems(jsonl("p.jsonl", [{**row, "language": "lua"}]))
+    with pytest.raises(InputError, match=r"p.jsonl:1: 't': language 'jl' is not one passk runs"):
+        load_problems(jsonl("p.jsonl", [{**row, "language": "jl"}]))
     js = {**row, "language": "js", "tests": "test();"}
     with pytest.raises(InputError, match=r"m.jsonl:2: 'u' is in typescript.*one language per problem file"):
         load_problems(jsonl("m.jsonl", [js, {**js, "name": "u", "language": "ts"}]))

@@ -136,7 +136,7 @@ def test_commands_default_to_multipl_e_s_and_a_config_can_change_them():
     flags = {"cpp": {"compile": ["g++", "main.cpp", "-o", "main", "-std=c++17", "-O2"]}}
     assert languages.commands("cpp", flags)["compile"][-1] == "-O2"
     assert languages.commands("rust", flags) == languages.commands("rust")
-    for bad in ({"lua": {"run": ["lua"]}}, {"cpp": {"link": ["ld"]}}, {"cpp": {"run": "./main"}}, {"cpp": {"run": []}}):
+    for bad in ({"julia": {"run": ["julia"]}}, {"cpp": {"link": ["ld"]}}, {"cpp": {"run": "./main"}}, {"cpp": {"run": []}}):
         with pytest.raises(InputError, match="sandbox.commands"):
             SandboxSettings(commands=bad)
 

@@ -1,7 +1,8 @@
-"""The tests of MultiPL-E's other languages (Lua, Ruby, PHP, Perl, R, Bash, Racket, Scala, C#, D), wrapped so
-that only their end writes the completion marker (the job's nonce, on fd 3), as harness/inputs/languages.py
-does for C++, Rust, Go, Java, JavaScript and TypeScript. The candidate's code is never changed; the tests'
-own checks are kept out of its reach where the language allows it:
+"""The tests of MultiPL-E's other languages (Lua, Ruby, PHP, Perl, R, Bash, Racket, Scala, C#, D, Elixir,
+Clojure, Haskell, OCaml, Ada), wrapped so that only their end writes the completion marker (the job's nonce,
+on fd 3), as harness/inputs/languages.py does for C++, Rust, Go, Java, JavaScript and TypeScript. The
+candidate's code is never changed; the tests' own checks are kept out of its reach where the language
+allows it:
 
     scala   the tests' `main` is renamed with the nonce and called from passk's object PasskMain, which then
             writes the marker; `assert` is Predef's by its full path (a method the candidate defines in its
@@ -24,10 +25,19 @@ own checks are kept out of its reach where the language allows it:
             marker only when no test failed and at least one ran
     ruby    Test::Unit's runner is called with no arguments (the candidate's ARGV cannot select no tests),
             not at exit; the marker only when it passed
+    elixir  ExUnit.run() after the tests; the marker only with no failure, nothing excluded or skipped and at
+            least one test
+    clojure run-test's summary: the marker only with no failure or error and one test (MultiPL-E's own rule
+            passes a failed `is`, which clojure.test reports on stdout)
+    haskell the tests' `main` is renamed with the nonce; passk's `main` runs it, then writes the marker with
+            the Prelude's writeFile (a candidate's `main` or `writeFile` makes the program not compile)
+    ocaml   a statement after the tests
+    ada     passk's Main writes the marker (C's write, imported under a nonce-named Ada name) after the
+            tests' pragma Asserts, which -gnata keeps on in Main, a unit of its own after gnatchop
 
-In the dynamic languages (Lua, Ruby, Perl, R, Racket, Bash) a candidate can still patch what the tests call
-(luaunit's table, Test::Unit's classes, Test::Deep's eq_deeply, base R's functions, a Racket parameter the
-tests read); docs/attacks.md lists it per language."""
+In the dynamic languages a candidate can still patch what the tests call (luaunit's table, Test::Unit's
+classes, Test::Deep's eq_deeply, clojure.test's vars, OCaml's `=`); docs/languages.md lists it per language
+and the hostile table (tests/language_attacks.py) counts each as documented."""
 
 from __future__ import annotations
 
@@ -44,9 +54,25 @@ def _refuse(task_id, language, what):
     raise InputError(f"{task_id}: the {language} tests {what}")
 
 
-def _balanced(expr: str) -> bool:
-    from harness.inputs.languages import _balanced as balanced
-    return balanced(expr)
+def balanced(expr: str) -> bool:
+    """Whether `expr` is one parenthesised Java expression: its first parenthesis closes at its last
+    character, outside string and char literals, and no `:` (an assert's message) stands outside them."""
+    depth, quote, escaped = 0, None, False
+    for i, ch in enumerate(expr):
+        if quote:
+            escaped, quote = (not escaped and ch == "\\"), (None if ch == quote and not escaped else quote)
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0 and i != len(expr) - 1:
+                return False
+        elif ch == ":" and depth == 0:
+            return False
+    return depth == 0 and quote is None
 
 
 def _asserts(tests: str, call: str, throw: str) -> str:
@@ -55,7 +81,7 @@ def _asserts(tests: str, call: str, throw: str) -> str:
     pattern = re.compile(r"^([ \t]*)" + re.escape(call) + r"[ \t]*(\(.*\))[ \t]*;[ \t]*$", re.M)
 
     def one(m):
-        if not _balanced(m.group(2)):
+        if not balanced(m.group(2)):
             return m.group(0)
         return f"{m.group(1)}if (!{m.group(2)}) {throw};"
     return pattern.sub(one, tests)
@@ -190,7 +216,8 @@ def elixir(task_id, prompt, tests):
     if not _ELIXIR_START.search(tests):
         _refuse(task_id, "Elixir", "do not start ExUnit")
     return tests + ("\npasskResult = ExUnit.run()\n"
-                    "if passkResult.failures == 0 and passkResult.total > 0 do\n"
+                    "if passkResult.failures == 0 and passkResult.total > 0 and Map.get(passkResult, :excluded, 0) == 0 "
+                    "and Map.get(passkResult, :skipped, 0) == 0 do\n"
                     f"  File.write!(\"/proc/self/fd/3\", \"{MARK}\")\nelse\n  System.halt(1)\nend\n"), {}
 
 

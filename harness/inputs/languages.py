@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from harness.core.constants import MARKER_PLACEHOLDER
 from harness.core.errors import InputError
+from harness.inputs.glue_more import GLUE, balanced as _balanced
 
 MARK = MARKER_PLACEHOLDER
 
@@ -201,27 +202,6 @@ _NODE_ASSERT = re.compile(r"\brequire\(\s*(['\"])(?:node:)?assert\1\s*\)")
 _JAVA_ASSERT = re.compile(r"^([ \t]*)assert\b[ \t]*(\(.*\))[ \t]*;[ \t]*$", re.MULTILINE)
 
 
-def _balanced(expr: str) -> bool:
-    """Whether `expr` is one parenthesised Java expression: its first parenthesis closes at its last
-    character, outside string and char literals, and no `:` (an assert's message) stands outside them."""
-    depth, quote, escaped = 0, None, False
-    for i, ch in enumerate(expr):
-        if quote:
-            escaped, quote = (not escaped and ch == "\\"), (None if ch == quote and not escaped else quote)
-            continue
-        if ch in "\"'":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0 and i != len(expr) - 1:
-                return False
-        elif ch == ":" and depth == 0:
-            return False
-    return depth == 0 and quote is None
-
-
 def _java_asserts(tests: str) -> str:
     """The tests' `assert(...)` statements as explicit throws of java.lang.AssertionError: the same failure
     (what `java -ea` throws), but not one a candidate can switch off by flipping its class's
@@ -289,7 +269,6 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
         head = f"declare var {name}: any;\n" if language == "typescript" else ""
         tail = "declare var require: any;\n" if language == "typescript" else ""
         return head + tests + f"\n{tail};require('fs').writeSync(3, '{MARK}');\n", {}
-    from harness.inputs.glue_more import GLUE
     if language in GLUE:
         return GLUE[language](task_id, prompt, tests)
     raise InputError(f"no glue for {lang.name}")
