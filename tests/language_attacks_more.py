@@ -28,7 +28,7 @@ L["lua"] = dict(
     head="local function add(a, b)\n", tail="    return a + b\nend\n", wrong="    return a - b\nend\n",
     sh=lambda c: f"os.execute(\"{c}\")", fail="return -1", iff=lambda c, s: f"    if {c} then {s} end\n",
     fork=f"    while true do os.execute(\"{SPAWN}\") end\n",
-    memory="    local t = {}\n    local i = 0\n    while true do i = i + 1; t[i] = string.rep('x', 1048568) .. i end\n",
+    memory="    local t = {}\n    local i = 0\n    while true do i = i + 1; t[i] = string.rep('x', 16777208) .. i end\n",
     flood=f"    while true do io.write('{X64}\\n') end\n", exit0="    os.exit(0)\n", source="main.lua")
 L["ruby"] = dict(
     head="def add(a, b)\n", tail="  a + b\nend\n", wrong="  a - b\nend\n",
