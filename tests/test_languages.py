@@ -573,11 +573,12 @@ def test_the_tests_checks_are_ones_the_candidates_code_cannot_reach():
     """What the glue makes of the tests' checks (issue 24, item 2): Java's asserts as explicit throws (none
     a class's assertion status can switch off), only where the statement is one parenthesised expression;
     Rust's assertion macros by their path in std; node's assert by passk's preload's name."""
-    java = languages._java_asserts("    assert(f((\"a)\")) == (1l));\n    assert (a) == (b);\n"
-                                   "    assert(x == 1) : \"m\";\n    assert(g(':'));\n")
-    assert java.splitlines() == ['    if (!(f(("a)")) == (1l))) throw new java.lang.AssertionError();',
-                                 "    assert (a) == (b);", '    assert(x == 1) : "m";',
-                                 "    if (!(g(':'))) throw new java.lang.AssertionError();"]
+    java, _ = languages.glue("java", "t", "class Problem {\n", "    public static void main(String[] args) {\n"
+                             "    assert(f((\"a)\")) == (1l));\n    assert (a) == (b);\n"
+                             "    assert(x == 1) : \"m\";\n    assert(g(':'));\n    }\n}\n")
+    assert java.splitlines()[1:5] == ['    if (!(f(("a)")) == (1l))) throw new java.lang.AssertionError();',
+                                      "    assert (a) == (b);", '    assert(x == 1) : "m";',
+                                      "    if (!(g(':'))) throw new java.lang.AssertionError();"]
     rust, _ = languages.glue("rust", "t", "", "}\nfn main() {\n    assert_eq!(f(1), 2);\n    assert!(g());\n"
                                              "    ::std::assert_ne!(1, 2);\n}\n")
     assert "    ::std::assert_eq!(f(1), 2);" in rust and "    ::std::assert!(g());" in rust

@@ -75,9 +75,9 @@ def balanced(expr: str) -> bool:
     return depth == 0 and quote is None
 
 
-def _asserts(tests: str, call: str, throw: str) -> str:
+def explicit_asserts(tests: str, call: str, throw: str) -> str:
     """Each line `<call>(EXPR);` of the tests as `if (!(EXPR)) <throw>;` (one parenthesised expression;
-    another statement is left as it is)."""
+    another statement is left as it is). Java's, C#'s and D's tests."""
     pattern = re.compile(r"^([ \t]*)" + re.escape(call) + r"[ \t]*(\(.*\))[ \t]*;[ \t]*$", re.M)
 
     def one(m):
@@ -186,7 +186,7 @@ def csharp(task_id, prompt, tests):
     if not found or len(_CS_MAIN.findall(tests)) != 1:
         _refuse(task_id, "C#", "define no class with one `public static void Main(string[] args)` to wrap")
     tests = _CS_MAIN.sub(f"public static void passk_tests_{MARK}(string[] args)", tests)
-    tests = _asserts(tests, "Debug.Assert", "throw new global::System.Exception(\"assertion failed\")")
+    tests = explicit_asserts(tests, "Debug.Assert", "throw new global::System.Exception(\"assertion failed\")")
     return tests + ("\nclass PasskMain {\n    public static void Main(string[] args) {\n"
                     f"        global::{found.group(1)}.passk_tests_{MARK}(args);\n"
                     "        using (var marker = new global::System.IO.FileStream(\"/proc/self/fd/3\", "
@@ -203,7 +203,7 @@ def d(task_id, prompt, tests):
     if len(_D_UNITTEST.findall(tests)) != 1 or len(_D_MAIN.findall(tests)) != 1:
         _refuse(task_id, "D", "are not one `unittest { ... }` block and an empty `void main(){}`")
     tests = _D_UNITTEST.sub(f"void passk_tests_{MARK}()\n{{\n    import core.exception : AssertError;", tests)
-    tests = _asserts(tests, "assert", "throw new AssertError(\"assertion failed\")")
+    tests = explicit_asserts(tests, "assert", "throw new AssertError(\"assertion failed\")")
     main = (f"void main()\n{{\n    passk_tests_{MARK}();\n    import core.sys.posix.unistd : passk_write = write;\n"
             f"    passk_write(3, \"{MARK}\".ptr, {NONCE_CHARS});\n}}")
     return _D_MAIN.sub(lambda m: main, tests), {}

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from harness.core.constants import MARKER_PLACEHOLDER
 from harness.core.errors import InputError
-from harness.inputs.glue_more import GLUE, balanced as _balanced
+from harness.inputs.glue_more import GLUE, explicit_asserts
 
 MARK = MARKER_PLACEHOLDER
 
@@ -199,21 +199,6 @@ _JAVA_CLASS = re.compile(r"^\s*(?:public\s+|final\s+)*class\s+(\w+)", re.MULTILI
 _GO_PACKAGE = re.compile(r"^\s*package\s+(\w+)", re.MULTILINE)
 _RUST_ASSERT = re.compile(r"(?<![\w:])((?:debug_)?assert(?:_eq|_ne)?!)")
 _NODE_ASSERT = re.compile(r"\brequire\(\s*(['\"])(?:node:)?assert\1\s*\)")
-_JAVA_ASSERT = re.compile(r"^([ \t]*)assert\b[ \t]*(\(.*\))[ \t]*;[ \t]*$", re.MULTILINE)
-
-
-def _java_asserts(tests: str) -> str:
-    """The tests' `assert(...)` statements as explicit throws of java.lang.AssertionError: the same failure
-    (what `java -ea` throws), but not one a candidate can switch off by flipping its class's
-    `$assertionsDisabled` (sun.misc.Unsafe) or a class loader's assertion status. A statement passk cannot
-    read as one parenthesised expression is left as it is."""
-    def one(m):
-        if not _balanced(m.group(2)):
-            return m.group(0)
-        return f"{m.group(1)}if (!{m.group(2)}) throw new java.lang.AssertionError();"
-    return _JAVA_ASSERT.sub(one, tests)
-
-
 def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dict]:
     """(the tests as they follow the candidate's code, other files of the program) for one problem: the
     tests, wrapped so that their end writes the completion marker. Refuses (exit 2) tests it cannot wrap."""
@@ -250,7 +235,10 @@ def glue(language: str, task_id: str, prompt: str, tests: str) -> tuple[str, dic
         main_class = "Problem" if "Problem" in classes else (classes[0] if classes else None)
         if main_class is None or "static void main" not in tests:
             raise InputError(f"{task_id}: the Java tests define no class with a `main` to wrap")
-        return (_java_asserts(tests) + f"\nclass PasskMain {{\n    public static void main(String[] args) throws Exception {{\n"
+        # the tests' `assert(...);` as explicit throws of what `java -ea` throws, which no candidate can switch off
+        # (its class's `$assertionsDisabled` flipped with sun.misc.Unsafe, a class loader's assertion status)
+        tests = explicit_asserts(tests, "assert", "throw new java.lang.AssertionError()")
+        return (tests + f"\nclass PasskMain {{\n    public static void main(String[] args) throws Exception {{\n"
                 f"        {main_class}.main(args);\n"
                 "        try (java.io.FileOutputStream marker = new java.io.FileOutputStream(\"/proc/self/fd/3\")) {\n"
                 f"            marker.write(\"{MARK}\".getBytes());\n        }}\n    }}\n}}\n"), {}
