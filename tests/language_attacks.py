@@ -148,8 +148,12 @@ EXPECTED["control_finds_what_it_left_itself"] = {"failed assertion"}
 # JVM and core take ~1.5 s of CPU before the program's first line (its memory bomb otherwise times out);
 # runghc interprets, and its memory bomb's lazy list fills 512 MB in ~1 s on an idle machine; the BEAM and
 # Racket start in ~0.5-0.7 s of CPU, past 2 s when the machine is loaded (seen in CI beside other runs); Lua
-# builds its memory bomb's strings by copying, 512 MB in ~1.5-1.9 s on an idle machine
-TIMEOUT_S = {"clojure": 6.0, "scala": 4.0, "haskell": 4.0, "elixir": 4.0, "racket": 4.0, "lua": 4.0}
+# builds its memory bomb's strings by copying, 512 MB in ~1.5-1.9 s on an idle machine. Under gVisor, Ruby's
+# start with test-unit and R's take ~1 s, and R's output flood (a write per `cat`, each a trapped syscall)
+# needs ~2 s more to reach 1 MiB; the BEAM's start takes ~2 s there, and a program that runs passk-python
+# from it (the network row) ~2 s more
+TIMEOUT_S = {"clojure": 6.0, "scala": 4.0, "haskell": 4.0, "elixir": 6.0, "racket": 4.0, "lua": 4.0, "ruby": 4.0,
+             "r": 4.0}
 
 # MultiPL-E's other languages (issue 35): tests/language_attacks_more.py, control included
 from tests.language_attacks_more import ATTACKS as _MORE, DOCUMENTED as _MORE_DOCUMENTED, TAMPERING as _MORE_TAMPERING  # noqa: E402

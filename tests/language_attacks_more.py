@@ -53,13 +53,13 @@ L["r"] = dict(
     head="add <- function(a, b) {\n", tail="  a + b\n}\n", wrong="  a - b\n}\n",
     sh=lambda c: f"system(\"{c}\") == 0", fail="return(-1)", iff=lambda c, s: f"  if ({c}) {{ {s} }}\n",
     fork=f"  repeat {{ system(\"{SPAWN}\", wait = FALSE) }}\n",
-    memory="  keep <- list()\n  repeat { keep[[length(keep) + 1]] <- runif(131072) }\n",
+    memory="  keep <- list()\n  repeat { keep[[length(keep) + 1]] <- rep(1.5, 131072) }\n",
     flood=f"  repeat {{ cat(\"{X64}\\n\") }}\n", exit0="  quit(save = 'no', status = 0)\n", source="main.r")
 L["bash"] = dict(
     head="#!/bin/bash\nadd() {\n", tail="    echo $(( $1 + $2 ))\n", wrong="    echo $(( $1 - $2 ))\n",
     sh=lambda c: f"{c}", fail="echo -1; return", iff=lambda c, s: f"    if {c}; then {s}; fi\n",
     fork="    while true; do sleep 100 & done\n",
-    memory="    head -c 700000000 /dev/zero | tail -c 700000000 > /dev/null\n",
+    memory="    dd if=/dev/zero of=/dev/null bs=700M count=1 2> /dev/null\n",
     flood="    yes >&2\n", exit0="    exit 0\n", source="main.sh")
 L["racket"] = dict(
     head="#lang racket\n\n(define (add a b)\n", tail="  (+ a b))\n", wrong="  (- a b))\n",

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from harness.core.errors import InputError
+from harness.inputs.languages import CLOJURE_JAR, CLOJURE_JVM, ELIXIR_ENV
 
 CHECKER_PROTOCOLS = ("rule", "default", "kattis", "testlib", "python")
 SUPERVISOR_PROTOCOLS = ("rule", "default")   # judged in the supervisor itself: no program of the problem's
@@ -165,8 +166,10 @@ IO_LANGUAGES = {lang.name: lang for lang in (
                ("mcs", "-optimize+", "-r:System.Numerics.dll", "main.cs", "-out:main.exe"), ("mono", "main.exe")),
     IoLanguage("d", ("d", "dlang", "d ldc", "d dmd"), (".d",), "d", "main.d", ("ldmd2", "-O", "-release", "-of=main", "main.d"),
                ("./main",)),
-    IoLanguage("elixir", ("elixir", "ex", "exs"), (".exs", ".ex"), "elixir", "main.exs", None, ("elixir", "main.exs")),
-    IoLanguage("clojure", ("clojure", "clj"), (".clj",), "clojure", "main.clj", None, ("clojure", "main.clj")),
+    IoLanguage("elixir", ("elixir", "ex", "exs"), (".exs", ".ex"), "elixir", "main.exs", None, ("elixir", "main.exs"),
+               env=ELIXIR_ENV),
+    IoLanguage("clojure", ("clojure", "clj"), (".clj",), "clojure", "main.clj", None,
+               ("java", *CLOJURE_JVM, "-cp", CLOJURE_JAR, "clojure.main", "main.clj")),
     IoLanguage("haskell", ("haskell", "hs", "haskell ghc"), (".hs",), "haskell", "main.hs",
                ("ghc", "-O", "-o", "main", "main.hs"), ("./main",)),
     IoLanguage("ocaml", ("ocaml", "ml"), (".ml",), "ocaml", "main.ml", None, ("ocaml", "main.ml")),
