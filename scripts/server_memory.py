@@ -4,7 +4,10 @@ in a warm container, and the server's resident memory is read after each compile
 that each language's `server_keep_mb` (harness/inputs/languages.py: what a server may hold before it is
 replaced) is set above.
 
-    python3 scripts/server_memory.py [--languages typescript,java] [--limit 0]
+    python3 scripts/server_memory.py [--languages typescript,java,scala,csharp] [--limit 0] [--more DIR]
+
+--more DIR: where MultiPL-E's HumanEval files for Scala and C# are (humaneval-scala.jsonl, humaneval-cs.jsonl;
+../shared has only the first seven languages': see scripts/agreement_languages.py --more).
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from harness.execution.sandbox.docker import connect  # noqa: E402
 from harness.execution.sandbox.images import ensure_image, ensure_language_image  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "multipl-e"
-FILES = {"typescript": "humaneval-ts.jsonl", "java": "humaneval-java.jsonl"}
+FILES = {"typescript": "humaneval-ts.jsonl", "java": "humaneval-java.jsonl", "scala": "humaneval-scala.jsonl",
+         "csharp": "humaneval-cs.jsonl"}
 
 # Runs inside the image: the server as the supervisor starts it, one request per program, VmRSS after each.
 INSIDE = r'''
@@ -47,9 +51,12 @@ print(json.dumps(out))
 '''
 
 
-def measure(language: str, limit: int) -> list[int]:
+def measure(language: str, limit: int, more: Path | None = None) -> list[int]:
     lang = languages.LANGUAGES[language]
-    problems = [json.loads(line) for line in (SHARED / FILES[language]).read_text().splitlines() if line.strip()]
+    path = SHARED / FILES[language]
+    if not path.exists() and more is not None:
+        path = more / FILES[language]
+    problems = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     if limit:
         problems = problems[:limit]
     step = languages.steps(language, {"job_memory_kb": 1024 * 1024}, {})[0]["server"]
@@ -74,14 +81,15 @@ def measure(language: str, limit: int) -> list[int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--languages", default="typescript,java")
+    ap.add_argument("--languages", default="typescript,java,scala,csharp")
+    ap.add_argument("--more", type=Path, default=None, help="a directory with the Scala and C# files")
     ap.add_argument("--limit", type=int, default=0, help="the first N problems only (0: all)")
     args = ap.parse_args()
     print("| server | programs | started (MB) | after warm-up | median after a compile | max after a compile | "
           "may keep (server_keep_mb) |")
     print("|---|---|---|---|---|---|---|")
     for language in args.languages.split(","):
-        kb = measure(language, args.limit)
+        kb = measure(language, args.limit, args.more)
         after = kb[2:]
         print(f"| {language} | {len(after)} | {kb[0] / 1024:.0f} | {kb[1] / 1024:.0f} | "
               f"{statistics.median(after) / 1024:.0f} | {max(after) / 1024:.0f} | {languages.LANGUAGES[language].server_keep_mb} |")

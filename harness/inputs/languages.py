@@ -60,9 +60,9 @@ class Language:
     server_bytes: bool = False   # it takes the program's bytes (base64), not its text
     # What the server may hold between jobs (its resident memory after a compile); a compile that leaves it
     # holding more ends it, and the next job starts another. The container has room for it beside the
-    # program's own limit (Limits.native_container_memory_mb). Set above what tsc's and javac's servers
-    # hold after compiling each of MultiPL-E's HumanEval programs in turn (scripts/server_memory.py
-    # measures it: at most 262 MB for tsc's, 144 MB for javac's).
+    # program's own limit (Limits.native_container_memory_mb). Set above what each server holds after
+    # compiling each of MultiPL-E's HumanEval programs in turn (scripts/server_memory.py measures it: at
+    # most 262 MB for tsc's, 144 MB for javac's, 382 MB for scalac's, 156 MB for mcs's).
     server_keep_mb: int = 0
     # A precompiled header, used unless a run config changes the command: (the header a program must
     # include among its leading #include lines, the compile arguments that pre-include its precompiled
@@ -74,6 +74,12 @@ class Language:
     # top of its own (exit 0 and the completion marker); the run's stderr count and its last 2 KB are read.
     rule: dict = field(default_factory=dict)
 
+
+# What Debian's scalac command runs: Scala 2.11's jars, on the JVM's class path
+SCALA_HOME = "/usr/share/scala-2.11"
+SCALA_JARS = ":".join(f"{SCALA_HOME}/lib/{jar}.jar" for jar in (
+    "hawtjni-runtime", "jansi", "jline", "scala-actors", "scala-compiler", "scala-library",
+    "scala-parser-combinators", "scala-reflect", "scala-xml", "scalap"))
 
 # The JVM under Clojure (MultiPL-E's channel and the io channel): the class-data-sharing archive its image
 # makes (containers/languages/clojure/Dockerfile), the collector the JVM picks anyway in a container this
@@ -149,14 +155,24 @@ LANGUAGES = {lang.name: lang for lang in (
     Language("scala", ("scala",), ".scala", "main.scala", ("scalac", "-d", ".", "main.scala"),
              ("scala", "-cp", ".", "PasskMain"), rule={"stderr_empty": True},
              notes="MultiPL-E runs `scalac -d DIR FILE` then `scala -cp DIR Problem`; passk runs its class "
-                   "PasskMain, which calls Problem's tests and then writes the completion marker"),
+                   "PasskMain, which calls Problem's tests and then writes the completion marker. scalac's "
+                   "entry point runs in passk's compile server (one JVM per container, the command's heap "
+                   "and class path)",
+             # the scalac command's JVM: its heap (the script's JAVA_OPTS) and its class path, which is also
+             # the program's (-Dscala.usejavacp), given here as -classpath
+             server=("java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20",
+                     "-XX:-UsePerfData", f"-Dscala.home={SCALA_HOME}", "-cp", f"{SCALA_JARS}:/opt/passk/scalac",
+                     "PasskScalac", "{workdir}"),
+             server_args=("-classpath", SCALA_JARS), server_bytes=True, server_keep_mb=448),
     Language("csharp", ("cs", "csharp", "c#"), ".cs", "main.cs",
-             ("mcs", "-d:DEBUG", "-r:System.Numerics.dll", "-main:PasskMain", "main.cs", "-out:main.exe"), ("mono", "main.exe"),
+             ("mcs", "-d:DEBUG", "-r:System.Numerics.dll", "-main:PasskMain", "-out:main.exe", "main.cs"), ("mono", "main.exe"),
              env={"MONO_TRACE_LISTENER": "Console.Error"},
+             server=("mono", "/opt/passk/mcs/PasskMcs.exe", "{workdir}"), server_bytes=True, server_keep_mb=224,
              rule={"stderr_signs": ["System.Diagnostics.DefaultTraceListener.Fail", "Unhandled Exception"]},
              notes="MultiPL-E compiles with Roslyn's `csc /d:DEBUG -r:System.Numerics.dll FILE`, which Debian "
                    "does not ship; passk compiles with mono's mcs and the same options (mcs knows C# up to 7, so a "
-                   "program using later syntax does not compile here), then runs `mono BIN`"),
+                   "program using later syntax does not compile here), then runs `mono BIN`. mcs's entry point "
+                   "for callers runs in passk's compile server (one mono per container)"),
     Language("d", ("d",), ".d", "main.d", ("ldmd2", "-unittest", "-of=main", "main.d"), ("./main",),
              notes="MultiPL-E runs `rdmd -unittest FILE` (dmd, compile and run in one command), which Debian "
                    "does not ship; passk compiles with ldmd2, LDC's dmd-compatible driver, with the same "
@@ -348,7 +364,16 @@ def commands(language: str, overrides: dict | None = None) -> dict:
 WARM_UP = {"typescript": "const passk: number = 1;\n",
            "java": "import java.util.*;\nclass Problem {\n    public static void main(String[] args) {\n"
                    "        List<Integer> xs = new ArrayList<>(Arrays.asList(3, 1, 2));\n"
-                   "        Collections.sort(xs);\n        assert xs.get(0) == 1;\n    }\n}\n"}
+                   "        Collections.sort(xs);\n        assert xs.get(0) == 1;\n    }\n}\n",
+           "csharp": "using System;\nusing System.Collections.Generic;\nusing System.Linq;\nusing System.Numerics;\n"
+                     "class Problem {\n    public static long Add(long a, long b) { return a + b; }\n}\n"
+                     "class PasskMain {\n    static void Main(string[] args) {\n"
+                     "        var xs = new List<long>(new long[] {3, 1, 2}).OrderBy(x => x).ToList();\n"
+                     "        if (xs[0] != Problem.Add(0, 1) || new BigInteger(2) * 2 != 4) throw new Exception();\n"
+                     "    }\n}\n",
+           "scala": "import scala.math._\nimport scala.collection.mutable._\nobject Problem {\n"
+                    "    def main(args: Array[String]) = {\n        val xs = List(3L, 1L, 2L).sorted\n"
+                    "        assert(xs.head == 1L)\n    }\n}\n"}
 
 
 def uses_server(language: str, overrides: dict | None = None) -> bool:
