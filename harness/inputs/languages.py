@@ -156,8 +156,8 @@ LANGUAGES = {lang.name: lang for lang in (
              ("scala", "-cp", ".", "PasskMain"), rule={"stderr_empty": True},
              notes="MultiPL-E runs `scalac -d DIR FILE` then `scala -cp DIR Problem`; passk runs its class "
                    "PasskMain, which calls Problem's tests and then writes the completion marker. scalac's "
-                   "entry point runs in passk's compile server (one JVM per container, the command's heap "
-                   "and class path)",
+                   "driver runs in passk's compile server (one JVM per container, the command's heap and "
+                   "class path)",
              # the scalac command's JVM: its heap (the script's JAVA_OPTS) and its class path, which is also
              # the program's (-Dscala.usejavacp), given here as -classpath
              server=("java", "-Xmx256m", "-XX:+UseSerialGC", "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20",
@@ -171,8 +171,8 @@ LANGUAGES = {lang.name: lang for lang in (
              rule={"stderr_signs": ["System.Diagnostics.DefaultTraceListener.Fail", "Unhandled Exception"]},
              notes="MultiPL-E compiles with Roslyn's `csc /d:DEBUG -r:System.Numerics.dll FILE`, which Debian "
                    "does not ship; passk compiles with mono's mcs and the same options (mcs knows C# up to 7, so a "
-                   "program using later syntax does not compile here), then runs `mono BIN`. mcs's entry point "
-                   "for callers runs in passk's compile server (one mono per container)"),
+                   "program using later syntax does not compile here), then runs `mono BIN`. What mcs's Main "
+                   "does runs in passk's compile server (one mono per container)"),
     Language("d", ("d",), ".d", "main.d", ("ldmd2", "-unittest", "-of=main", "main.d"), ("./main",),
              notes="MultiPL-E runs `rdmd -unittest FILE` (dmd, compile and run in one command), which Debian "
                    "does not ship; passk compiles with ldmd2, LDC's dmd-compatible driver, with the same "
