@@ -676,3 +676,16 @@ def test_node_starts_from_its_snapshot_and_the_program_sees_what_plain_node_show
     assert rows[0]["limits"]["commands"]["run"][:3] == ["node", "--snapshot-blob", "/opt/passk/node-startup.blob"]
     draws = {r["stdout_tail"].strip() for r in rows}
     assert len(draws) == 2 and all(d.startswith("random 0.") for d in draws), draws
+
+
+def test_elixirs_scheduler_options_apply_under_gvisor_only():
+    """+sbwt none saves the BEAM's spinning where every spin is a trapped syscall (gVisor); under runc the
+    command runs as MultiPL-E runs it: each runtime's jobs get their own environment, in MultiPL-E's channel
+    and the io channel."""
+    from harness.inputs import judge
+    elixir = languages.LANGUAGES["elixir"]
+    assert "ELIXIR_ERL_OPTIONS" not in languages.run_env(elixir, "runc")
+    assert languages.run_env(elixir, "runsc")["ELIXIR_ERL_OPTIONS"].startswith("+sbwt none")
+    assert "ELIXIR_ERL_OPTIONS" not in judge.io_build("elixir", "IO.puts 1", {}, 1.0, 256)["env"]
+    assert "ELIXIR_ERL_OPTIONS" in judge.io_build("elixir", "IO.puts 1", {}, 1.0, 256, runtime="runsc")["env"]
+    assert languages.run_env(languages.LANGUAGES["csharp"], "runsc") == {"MONO_TRACE_LISTENER": "Console.Error"}

@@ -93,7 +93,8 @@ class Pool:
             lang = languages.LANGUAGES[p.language]
             test, files = languages.glue(p.language, p.task_id, p.prompt, p.test)
             out.update(test=test, language=p.language,
-                       build={"language": p.language, "source": lang.source, "files": files, "env": lang.env,
+                       build={"language": p.language, "source": lang.source, "files": files,
+                              "env": languages.run_env(lang, self.settings.runtime),
                               "steps": languages.steps(p.language, self.backend.compile_limits(limits),
                                                        out["limits"], self.settings.commands, limits.cpus)})
         elif p.runner == "evalplus":
@@ -129,7 +130,7 @@ class Pool:
             return judge.checker_build(spec.checker, self.backend.compile_limits(limits))
         file_name = str(job.sample.extra.get("file") or "").rsplit("/", 1)[-1] or None
         return judge.io_build(language, job.sample.program or "", self.backend.compile_limits(limits), limits.cpus,
-                              limits.memory_mb, file_name)
+                              limits.memory_mb, file_name, self.settings.runtime)
 
     def encoded(self, job: Job) -> tuple[dict, bytes]:
         """The job's header (id, limits) and its whole line as sent: the problem's part (tests, prompt,

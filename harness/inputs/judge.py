@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from harness.core.errors import InputError
-from harness.inputs.languages import CLOJURE_JAR, CLOJURE_JVM, ELIXIR_ENV
+from harness.inputs.languages import CLOJURE_JAR, CLOJURE_JVM, ELIXIR_GVISOR_ENV, run_env
 
 CHECKER_PROTOCOLS = ("rule", "default", "kattis", "testlib", "python")
 SUPERVISOR_PROTOCOLS = ("rule", "default")   # judged in the supervisor itself: no program of the problem's
@@ -127,6 +127,7 @@ class IoLanguage:
     compile: tuple | None
     run: tuple
     env: dict = field(default_factory=dict)
+    gvisor_env: dict = field(default_factory=dict)   # added to `env` under gVisor (runtime runsc) only
 
 
 _GO_ENV = {"GOCACHE": "{dir}/.gocache", "GOPATH": "{dir}/.gopath", "GOPROXY": "off", "GOFLAGS": "-mod=mod",
@@ -167,7 +168,7 @@ IO_LANGUAGES = {lang.name: lang for lang in (
     IoLanguage("d", ("d", "dlang", "d ldc", "d dmd"), (".d",), "d", "main.d", ("ldmd2", "-O", "-release", "-of=main", "main.d"),
                ("./main",)),
     IoLanguage("elixir", ("elixir", "ex", "exs"), (".exs", ".ex"), "elixir", "main.exs", None, ("elixir", "main.exs"),
-               env=ELIXIR_ENV),
+               gvisor_env=ELIXIR_GVISOR_ENV),
     IoLanguage("clojure", ("clojure", "clj"), (".clj",), "clojure", "main.clj", None,
                ("java", *CLOJURE_JVM, "-cp", CLOJURE_JAR, "clojure.main", "main.clj")),
     IoLanguage("haskell", ("haskell", "hs", "haskell ghc"), (".hs",), "haskell", "main.hs",
@@ -235,7 +236,7 @@ def scala_main_object(code: str) -> str:
 
 
 def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory_mb: int,
-             file_name: str | None = None) -> dict | None:
+             file_name: str | None = None, runtime: str = "runc") -> dict | None:
     """The build a supervisor runs for an io program (containers/box/judge.py): its source file, the
     compile step (with the compile limits) and the run step; None for CPython (the forkserver runs it).
     `file_name`: the file a program came in (a package's submission): a Java program keeps its name, as a
@@ -264,7 +265,7 @@ def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory
     if lang.compile:
         steps.append({"step": "compile", "argv": fill(lang.compile), "limits": compile_limits})
     steps.append({"step": "run", "argv": fill(lang.run)})
-    return {"language": lang.name, "source": fill([lang.source])[0], "env": dict(lang.env), "steps": steps}
+    return {"language": lang.name, "source": fill([lang.source])[0], "env": run_env(lang, runtime), "steps": steps}
 
 
 # A checker program in C or C++ is compiled once per run in the C++ image, statically linked, so that it runs

@@ -51,6 +51,7 @@ class Language:
     run: tuple                # argv of the run step
     env: dict = field(default_factory=dict)   # "{dir}": the job's directory
     notes: str = ""
+    gvisor_env: dict = field(default_factory=dict)   # added to `env` under gVisor (runtime runsc) only
     # A compile server that does what `compile` does (the same compiler, one long-lived process per
     # container: see box/compile_server.py): its argv ("{memory_mb}": the compile step's memory limit);
     # used unless a run config changes the command. It gets the compile command's options (between the
@@ -87,10 +88,11 @@ SCALA_JARS = ":".join(f"{SCALA_HOME}/lib/{jar}.jar" for jar in (
 CLOJURE_JAR = "/usr/share/java/clojure-1.11.jar"
 CLOJURE_JVM = ("-XX:SharedArchiveFile=/opt/passk/clojure/classes.jsa", "-XX:+UseSerialGC", "-XX:-UsePerfData")
 
-# The BEAM's idle schedulers sleep instead of spinning (busy-wait costs a test program more CPU than its
-# work: 5 s of CPU in 2 s under gVisor's ptrace platform, where each spin is a trapped syscall). It changes
-# when an idle scheduler sleeps, not what a program computes.
-ELIXIR_ENV = {"ELIXIR_ERL_OPTIONS": "+sbwt none +sbwtdcpu none +sbwtdio none"}
+# Under gVisor, the BEAM's idle schedulers sleep instead of spinning: there each spin is a trapped syscall,
+# and a test program spent 5 s of CPU in 2 s (over its CPU limit) where it spends ~2 s with this. It changes
+# when an idle scheduler sleeps, not what a program computes. Under runc, where it makes no difference
+# measured (six test programs in a row, either way: 3.5-3.9 s of CPU), passk runs MultiPL-E's command as is.
+ELIXIR_GVISOR_ENV = {"ELIXIR_ERL_OPTIONS": "+sbwt none +sbwtdcpu none +sbwtdio none"}
 
 # What node gets besides MultiPL-E's command: passk's preload, which keeps the tests' `assert` out of the
 # candidate's reach (containers/box/node_guard.js).
@@ -177,9 +179,10 @@ LANGUAGES = {lang.name: lang for lang in (
              notes="MultiPL-E runs `rdmd -unittest FILE` (dmd, compile and run in one command), which Debian "
                    "does not ship; passk compiles with ldmd2, LDC's dmd-compatible driver, with the same "
                    "flag, then runs the binary"),
-    Language("elixir", ("elixir", "ex", "exs"), ".exs", "main.exs", None, ("elixir", "main.exs"), env=ELIXIR_ENV,
-             notes="MultiPL-E runs `elixir FILE`, as here; the BEAM's schedulers do not spin waiting for work "
-                   "(+sbwt none: CPU the program never asked for, 2.5x its own under gVisor)"),
+    Language("elixir", ("elixir", "ex", "exs"), ".exs", "main.exs", None, ("elixir", "main.exs"),
+             gvisor_env=ELIXIR_GVISOR_ENV,
+             notes="MultiPL-E runs `elixir FILE`, as here; under gVisor the BEAM's schedulers do not spin waiting "
+                   "for work (+sbwt none: CPU the program never asked for, 2.5x its own there)"),
     Language("clojure", ("clj", "clojure"), ".clj", "main.clj", None,
              ("java", *CLOJURE_JVM, "-XX:TieredStopAtLevel=1", "-XX:CICompilerCount=1",
               "-Dclojure.main.report=stderr", "-cp", CLOJURE_JAR, "clojure.main", "main.clj"),
@@ -392,6 +395,11 @@ def _default_compile(language: str, overrides: dict | None) -> bool:
     """Whether the run compiles with passk's default command (a changed one runs exactly as given)."""
     lang = LANGUAGES[language]
     return lang.compile is not None and commands(language, overrides)["compile"] == list(lang.compile)
+
+
+def run_env(lang, runtime: str) -> dict:
+    """A language's environment for a program's steps under `runtime` (runc or runsc)."""
+    return {**lang.env, **(lang.gvisor_env if runtime == "runsc" else {})}
 
 
 def steps(language: str, compile_limits: dict | None, run_limits: dict, overrides: dict | None = None,
