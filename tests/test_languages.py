@@ -689,3 +689,12 @@ def test_elixirs_scheduler_options_apply_under_gvisor_only():
     assert "ELIXIR_ERL_OPTIONS" not in judge.io_build("elixir", "IO.puts 1", {}, 1.0, 256)["env"]
     assert "ELIXIR_ERL_OPTIONS" in judge.io_build("elixir", "IO.puts 1", {}, 1.0, 256, runtime="runsc")["env"]
     assert languages.run_env(languages.LANGUAGES["csharp"], "runsc") == {"MONO_TRACE_LISTENER": "Console.Error"}
+
+
+def test_elixirs_tests_run_once():
+    """ExUnit.start() also runs the suite as the program exits: passk's glue starts it without that run, so
+    its own ExUnit.run() is the only one (before, a second, empty run followed every passing program)."""
+    problem = json.loads((ROOT / "problems" / "lang-elixir" / "problems.jsonl").read_text().splitlines()[0])
+    tests, _ = languages.glue("elixir", problem["name"], problem["prompt"], problem["tests"])
+    assert tests.count("ExUnit.start(autorun: false)") == 1 and "ExUnit.start()" not in tests
+    assert tests.count("ExUnit.run()") == 1
