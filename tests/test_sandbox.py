@@ -150,3 +150,25 @@ def test_sweep_removes_what_dead_runs_left_and_keeps_live_ones():
                 client.api.remove_container(cid, force=True)
             except Exception:
                 pass
+
+
+@pytest.mark.docker
+def test_a_failed_image_build_leaves_no_container(tmp_path):
+    """The builder keeps a failed step's container unless told not to: two were left on the machine by
+    failed language-image builds before build() passed forcerm."""
+    import docker as docker_sdk
+    from harness.core.errors import HarnessError
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import build
+    (tmp_path / "Dockerfile").write_text("FROM passk-base:bookworm\nRUN echo passk-failing-step && false\n")
+    client = connect()
+    before = {c.id for c in client.containers.list(all=True)}
+    with pytest.raises(HarnessError, match="passk-failing-step|returned a non-zero code"):
+        build(client, tmp_path, "passk-test-failing-build:x", {}, "0" * 64)
+    left = [c for c in client.containers.list(all=True) if c.id not in before]
+    assert left == [], [c.name for c in left]
+    try:
+        client.images.get("passk-test-failing-build:x")
+        raise AssertionError("a failed build was tagged")
+    except docker_sdk.errors.ImageNotFound:
+        pass

@@ -73,12 +73,7 @@ def ensure_image(client, base_image: str = DEFAULT_BASE_IMAGE, rebuild: bool = F
         except docker.errors.APIError:
             _bootstrap_base(client, base_image)
     print(f"passk: building image {tag} from {containers_dir()}", file=sys.stderr)
-    try:
-        img, _ = client.images.build(path=str(containers_dir()), tag=tag, buildargs={"BASE_IMAGE": base_image},
-                                     labels={LABEL_SOURCE_HASH: digest}, rm=True, pull=False)
-    except docker.errors.BuildError as e:
-        tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
-        raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
+    img = build(client, containers_dir(), tag, {"BASE_IMAGE": base_image}, digest)
     return {"image": tag, "image_id": img.id, "source_sha256": digest, "base_image": base_image}
 
 
@@ -110,10 +105,19 @@ def ensure_language_image(client, sandbox: dict, language: str, rebuild: bool = 
     path = containers_dir() / "languages" / language
     print(f"passk: building image {tag} (the {language} toolchain, from Debian's packages; minutes, once)",
           file=sys.stderr)
+    img = build(client, path, tag, {"SANDBOX_IMAGE": sandbox["image"]}, digest)
+    return {**facts, "image_id": img.id}
+
+
+def build(client, path: Path, tag: str, buildargs: dict, digest: str):
+    """Build `path` as `tag`; a failed build raises HarnessError with its last lines and leaves no
+    container behind (forcerm: the builder keeps a failed step's container otherwise)."""
+    import docker.errors
+
     try:
-        img, _ = client.images.build(path=str(path), tag=tag, buildargs={"SANDBOX_IMAGE": sandbox["image"]},
-                                     labels={LABEL_SOURCE_HASH: digest}, rm=True, pull=False)
+        img, _ = client.images.build(path=str(path), tag=tag, buildargs=buildargs, labels={LABEL_SOURCE_HASH: digest},
+                                     rm=True, forcerm=True, pull=False)
     except docker.errors.BuildError as e:
         tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
         raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
-    return {**facts, "image_id": img.id}
+    return img
