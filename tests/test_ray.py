@@ -6,6 +6,7 @@ import json
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import docker
 import pytest
@@ -52,13 +53,39 @@ def _passk_containers():
 @pytest.mark.docker
 def test_without_an_address_a_run_starts_its_own_local_cluster_and_keeps_it(tmp_path, monkeypatch):
     """Regression: the run started its local cluster from a short-lived thread, and Ray kills a cluster's
-    processes when the thread that started them ends: the run died, exit 1, without a word. (First in the
-    file: before the two-node cluster exists, which a run without an address would find and join.)"""
+    processes when the thread that started them ends: the run died, exit 1, without a word."""
     monkeypatch.delenv("RAY_ADDRESS", raising=False)
     outcome = evaluate(_config(tmp_path, "run", executor="ray"), progress=False)
     rows = _rows(outcome.out_dir)
     assert len(rows) == 48 and len({r["node"] for r in rows}) == 1
     assert not ray.is_initialized()
+
+
+@pytest.mark.docker
+def test_without_an_address_a_run_ignores_the_cluster_a_killed_run_left_named(tmp_path, monkeypatch):
+    """Regression: a run without an address joined the cluster Ray's current-cluster file names, and a killed
+    run leaves that file naming a dead one: the next run waited for it without end (it hung a CI run). The
+    run is a child process, so that a hang fails the test at its timeout instead of stopping the suite."""
+    import subprocess
+    import sys
+    from ray._private.utils import get_ray_address_file
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    named = Path(get_ray_address_file(None))
+    before = named.read_bytes() if named.exists() else None
+    named.parent.mkdir(parents=True, exist_ok=True)
+    named.write_text("192.0.2.2:44155")       # a documentation-only address: nothing answers there
+    try:
+        proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(DEMO_PROBLEMS),
+                               "--samples", str(DEMO_SAMPLES), "--out", str(tmp_path / "run"), "--k", "1",
+                               "--executor", "ray", "--workers", "1", "--no-progress"],
+                              capture_output=True, text=True, timeout=300)
+    finally:
+        if before is None:
+            named.unlink(missing_ok=True)
+        else:
+            named.write_bytes(before)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert len(_rows(tmp_path / "run")) == 48
 
 
 @pytest.mark.docker

@@ -193,7 +193,9 @@ class RayExecutor(Executor):
                                    "executor there, or give a cluster's address")
             _probe(address)
             try:
-                ray.init(address=address, logging_level="ERROR", log_to_driver=False,
+                # "local", not None: with None Ray joins whatever cluster /tmp/ray/ray_current_cluster names,
+                # which a killed run leaves behind naming a dead one, and then waits for it without end
+                ray.init(address=address or "local", logging_level="ERROR", log_to_driver=False,
                          **({} if address else {"include_dashboard": False}))
             except Exception as e:
                 raise HarnessError(f"cannot reach the Ray cluster at {address or 'a new local cluster'}: "
