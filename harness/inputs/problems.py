@@ -13,11 +13,13 @@ from harness.inputs.formats import first_record, formats, load
 from harness.inputs.problem import Problem
 
 
-def load_problems(path: str | Path, fmt: str | None = None, channel: str | None = None) -> dict[str, Problem]:
+def load_problems(path: str | Path, fmt: str | None = None, channel: str | None = None,
+                  ceilings=None) -> dict[str, Problem]:
     """Problems in file order, keyed by task id. `fmt` forces a format (else it is read from the fields);
+    `ceilings` (untrusted.Ceilings, default its defaults): the most a package or a row may state;
     `channel` forces the verdict channel of every problem whose tests can run there (proxy or in_process:
     an io problem stays io, another language's stays in_process, an EvalPlus one proxy)."""
-    problems = load(Path(path), fmt)
+    problems = load(Path(path), fmt, ceilings)
     if channel and channel != "auto":
         if channel not in ("proxy", "in_process"):
             raise InputError(f"channel must be auto, proxy or in_process, got {channel!r}")

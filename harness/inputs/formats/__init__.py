@@ -81,7 +81,9 @@ def _read_records(path: Path) -> list[tuple[str, dict]]:
     return [(f"{path}:{lineno}", obj) for lineno, obj in iter_jsonl(path, "problem file")]
 
 
-def load(path: Path, name: str | None = None) -> dict[str, Problem]:
+def load(path: Path, name: str | None = None, ceilings=None) -> dict[str, Problem]:
+    """The problems of a file or directory, in its format (or `name`'s); `ceilings` (untrusted.Ceilings): the
+    most a judged format's rows or packages may state."""
     known = formats()
     if path.is_dir():
         # a Kattis package (or a contest directory of them) holds data/ beside its problem.yaml; passk's own
@@ -89,7 +91,7 @@ def load(path: Path, name: str | None = None) -> dict[str, Problem]:
         fmt = known["kattis"] if kattis.packages(path) else known["native"]
         if name not in (None, fmt.name):
             raise InputError(f"{path}: a directory of this shape is read as format {fmt.name}, not {name!r}")
-        return fmt.load(path, [])
+        return fmt.load(path, [], ceilings)
     records = read_records(path)
     if name is not None:
         if name not in known:
@@ -102,7 +104,7 @@ def load(path: Path, name: str | None = None) -> dict[str, Problem]:
             raise InputError(f"{records[0][0]}: no problem format has these fields ({', '.join(sorted(first))}); "
                              f"known formats: " + "; ".join(f"{f.name} ({f.fields})" for f in known.values())
                              + "; force one with --format")
-    problems = fmt.load(path, records)
+    problems = fmt.load(path, records, ceilings)
     if not problems:
         raise InputError(f"{path}: no problems")
     return problems

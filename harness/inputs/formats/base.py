@@ -4,7 +4,6 @@ of a record's fields."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable
 
 from harness.core.errors import InputError
@@ -16,7 +15,7 @@ class Format:
     name: str
     description: str
     detect: Callable[[dict], bool]            # on the first record
-    load: Callable[[Path, list], dict]         # (path, [(where, record)]) -> {task_id: Problem}
+    load: Callable[..., dict]                  # (path, [(where, record)], ceilings) -> {task_id: Problem}
     fields: str = ""                           # what docs/inputs.md says it reads
 
 

@@ -27,31 +27,45 @@ from harness.core.errors import InputError
 from harness.inputs.formats.base import Format, add, register, require
 from harness.inputs.judge import Checker, Group, JudgeSpec, JudgeTest
 from harness.inputs.problem import Problem
+from harness.inputs.untrusted import DEFAULT_CEILINGS, Ceilings, number, shown
 
 TESTLIB_ENV = "PASSK_TESTLIB"
 INCLUDES_TESTLIB = re.compile(r'^\s*#\s*include\s*[<"]testlib\.h[>"]', re.M)
 
 
-def _tests(where: str, value, name: str) -> list:
+def _tests(where: str, value, name: str, ceilings: Ceilings, budget: list) -> list:
+    """A row's tests, each {input, output} of strings; their number and bytes within the ceilings (`budget`:
+    the bytes the row's tests may still hold, shared by its lists)."""
     if value is None:
         return []
     if not isinstance(value, list) or not all(isinstance(t, dict) and "input" in t and "output" in t for t in value):
         raise InputError(f"{where}: field {name!r} must be a list of {{input, output}}")
-    return [JudgeTest(str(t["input"]), str(t["output"]), f"{name}/{i}") for i, t in enumerate(value)]
+    if len(value) > ceilings.tests:
+        raise InputError(f"{where}: {name}: {len(value)} tests (over the ceiling of {ceilings.tests}: ceiling tests)")
+    out = []
+    for i, t in enumerate(value):
+        for key in ("input", "output"):
+            if not isinstance(t[key], str):
+                raise InputError(f"{where}: {name}[{i}].{key}: {shown(t[key])} (must be a string)")
+            budget[0] -= len(t[key])
+        if budget[0] < 0:
+            raise InputError(f"{where}: {name}: the tests pass the ceiling of {ceilings.data_mb} MB (ceiling data_mb)")
+        out.append(JudgeTest(t["input"], t["output"], f"{name}/{i}"))
+    return out
 
 
-def _positive(where: str, obj: dict, field: str) -> float:
-    value = require(where, obj, field, (int, float))
-    if not value > 0:
-        raise InputError(f"{where}: field {field!r} must be positive, got {value!r}")
-    return float(value)
+def _limit(where: str, obj: dict, field: str, ceiling: float, unit: str, integer: bool = False) -> float:
+    if field not in obj:
+        raise InputError(f"{where}: missing field {field!r}")
+    return number(where, field, obj[field], ceiling, integer=integer, unit=unit)
 
 
 def detect_codeforces(obj: dict) -> bool:
     return "official_tests" in obj and "time_limit" in obj and "memory_limit" in obj
 
 
-def load_codeforces(path, records) -> dict:
+def load_codeforces(path, records, ceilings=None) -> dict:
+    ceilings = ceilings or DEFAULT_CEILINGS
     problems: dict = {}
     for where, obj in records:
         task_id = obj.get("id") or (f"{obj['contest_id']}/{obj['index']}" if "contest_id" in obj and "index" in obj else None)
@@ -60,16 +74,18 @@ def load_codeforces(path, records) -> dict:
         interactor = obj.get("interactor")
         if obj.get("interaction_format") and not (isinstance(interactor, str) and interactor.strip()):
             raise InputError(f"{where}: {task_id} is interactive and the row ships no interactor; passk cannot judge it")
-        tests = _tests(where, obj.get("official_tests"), "official_tests") or _tests(where, obj.get("examples"), "examples")
+        budget = [ceilings.data_mb << 20]
+        tests = _tests(where, obj.get("official_tests"), "official_tests", ceilings, budget) or \
+            _tests(where, obj.get("examples"), "examples", ceilings, budget)
         if not tests:
             raise InputError(f"{where}: {task_id} has no tests (official_tests or examples)")
         mode = obj.get("input_mode") or "stdio"
         if mode not in ("stdio", "file"):
             raise InputError(f"{where}: input_mode must be stdio or file, got {mode!r}")
-        file_io = (str(obj.get("input_file") or "input.txt"), str(obj.get("output_file") or "output.txt")) \
-            if mode == "file" else None
-        if file_io and any("/" in f or f.startswith(".") for f in file_io):
-            raise InputError(f"{where}: input and output files must be plain names, got {file_io}")
+        file_io = (obj.get("input_file") or "input.txt", obj.get("output_file") or "output.txt") if mode == "file" else None
+        if file_io and any(not isinstance(f, str) or not f or len(f) > 100 or "/" in f or "\0" in f or f.startswith(".")
+                           for f in file_io):
+            raise InputError(f"{where}: input_file and output_file must be plain file names, got {shown(file_io)}")
         checker_code = obj.get("generated_checker")
         if isinstance(interactor, str) and interactor.strip():   # a testlib interactor in C++
             checker = Checker("testlib", language="cpp",
@@ -78,7 +94,8 @@ def load_codeforces(path, records) -> dict:
             checker = Checker("python", language="python", files=(("checker.py", checker_code),))
         else:
             checker = Checker("default", ("case_sensitive",))
-        spec = JudgeSpec(tuple(tests), _positive(where, obj, "time_limit"), memory_mb=int(_positive(where, obj, "memory_limit")),
+        spec = JudgeSpec(tuple(tests), _limit(where, obj, "time_limit", ceilings.time_limit_s, " s"),
+                         memory_mb=int(_limit(where, obj, "memory_limit", ceilings.memory_mb, " MB", integer=True)),
                          checker=checker, groups=(Group("official"),), file_io=file_io, time_source="the row's time_limit",
                          interactive=isinstance(interactor, str) and bool(interactor.strip()))
         add(problems, where, Problem(task_id, str(obj.get("title") or ""), "", None, None, channel="io",
@@ -107,21 +124,26 @@ def testlib_header(where: str, obj: dict, code: str) -> tuple:
         raise InputError(f"{TESTLIB_ENV}={path}: {e.strerror or e}") from None
 
 
-def load_ccplus(path, records) -> dict:
+def load_ccplus(path, records, ceilings=None) -> dict:
+    ceilings = ceilings or DEFAULT_CEILINGS
     problems: dict = {}
     for where, obj in records:
         task_id = require(where, obj, "id", (str, int))
-        tests = _tests(where, obj.get("test_cases"), "test_cases")
+        tests = _tests(where, obj.get("test_cases"), "test_cases", ceilings, [ceilings.data_mb << 20])
         if not tests:
             raise InputError(f"{where}: {task_id} has no test_cases")
-        limit = _positive(where, obj, "time_limit")
-        limit = limit / 1000.0 if limit >= 100 else limit   # milliseconds, as the rows give it
+        raw = _limit(where, obj, "time_limit", None, "")
+        if raw >= 100:   # milliseconds, as the rows give it
+            limit = number(where, "time_limit", raw, ceilings.time_limit_s * 1000, unit=" ms") / 1000.0
+        else:
+            limit = number(where, "time_limit", raw, ceilings.time_limit_s, unit=" s")
         code = obj.get("checker")
         if isinstance(code, str) and code.strip():
             checker = Checker("testlib", language="cpp", files=(("checker.cpp", code), *testlib_header(where, obj, code)))
         else:
             checker = Checker("default", ("case_sensitive",))
-        spec = JudgeSpec(tuple(tests), limit, memory_mb=int(_positive(where, obj, "memory_limit")), checker=checker,
+        spec = JudgeSpec(tuple(tests), limit, memory_mb=int(_limit(where, obj, "memory_limit", ceilings.memory_mb, " MB",
+                                                                  integer=True)), checker=checker,
                          groups=(Group("tests"),), time_source="the row's time_limit")
         add(problems, where, Problem(str(task_id), str(obj.get("title") or ""), "", None, None, channel="io",
                                      format="code-contests-plus", solution_is="program", judge=spec))

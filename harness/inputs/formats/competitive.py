@@ -114,7 +114,7 @@ def detect_apps(obj: dict) -> bool:
     return "input_output" in obj and ("question" in obj or "problem_id" in obj)
 
 
-def load_apps(path, records) -> dict:
+def load_apps(path, records, ceilings=None) -> dict:
     problems: dict = {}
     for where, obj in records:
         number = obj.get("problem_id", obj.get("id"))
@@ -149,7 +149,7 @@ def detect_codecontests(obj: dict) -> bool:
     return "public_tests" in obj and "private_tests" in obj
 
 
-def load_codecontests(path, records) -> dict:
+def load_codecontests(path, records, ceilings=None) -> dict:
     problems: dict = {}
     for where, obj in records:
         name = require(where, obj, "name")
@@ -217,7 +217,7 @@ def detect_livecodebench(obj: dict) -> bool:
     return "question_id" in obj and "public_test_cases" in obj
 
 
-def load_livecodebench(path, records) -> dict:
+def load_livecodebench(path, records, ceilings=None) -> dict:
     problems: dict = {}
     for where, obj in records:
         qid = require(where, obj, "question_id", (str, int))

@@ -163,12 +163,12 @@ def _load(path, records, dataset: str) -> dict:
     return problems
 
 
-def load_any(path, records) -> dict:
+def load_any(path, records, ceilings=None) -> dict:
     return _load(path, records, dataset_of(records[0][1]))
 
 
 def _forced(dataset):
-    def load(path, records):
+    def load(path, records, ceilings=None):
         first = records[0][1]
         if "plus_input" not in first:
             raise InputError(f"{records[0][0]}: an EvalPlus file has 'plus_input' and 'base_input'; this record has "

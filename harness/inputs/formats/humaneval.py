@@ -15,7 +15,7 @@ def detect(obj: dict) -> bool:
         not {"language", "test_list", "complete_prompt", "code_prompt", "instruct_prompt", "plus_input"} & set(obj)
 
 
-def load(path, records) -> dict:
+def load(path, records, ceilings=None) -> dict:
     problems: dict = {}
     for where, obj in records:
         refuse_evalplus(where, obj, "humaneval")

@@ -20,7 +20,7 @@ def detect(obj: dict) -> bool:
     return "language" in obj and bool({"name", "tests", "stop_tokens"} & set(obj))
 
 
-def load(path, records) -> dict:
+def load(path, records, ceilings=None) -> dict:
     problems: dict = {}
     first = None
     for where, obj in records:

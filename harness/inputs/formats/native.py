@@ -34,7 +34,7 @@ def _read(path: Path) -> str:
         raise InputError(f"{path}: not valid UTF-8 (byte {e.start})") from None
 
 
-def load(path, records) -> dict:
+def load(path, records, ceilings=None) -> dict:
     problems: dict = {}
     tasks = sorted((d for d in Path(path).iterdir() if (d / "problem.yaml").is_file()), key=lambda d: _natural(d.name))
     if not tasks:

@@ -20,7 +20,7 @@ def detect(obj: dict) -> bool:
     return bool({"complete_prompt", "code_prompt", "instruct_prompt"} & set(obj))
 
 
-def load(path, records) -> dict:
+def load(path, records, ceilings=None) -> dict:
     problems: dict = {}
     for where, obj in records:
         task_id = require(where, obj, "task_id")
