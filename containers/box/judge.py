@@ -27,63 +27,20 @@ import os
 import stat
 import time
 
-from .checkers import by_rule, default_validator, program_verdict, MAX_FEEDBACK
+from .checkers import by_rule, default_validator, program_verdict
 from .interact import interact
 from .cleanup import remove_tree
 from .files import _private_dir, _write_file
 from .labels import _io_label, _native_label
 from .layout import CANDIDATE_UID, CHECKER_UID, WORK_ROOT
 from .procs import _uid_pids, kill_uid
-from .protocol import COMPARE_RULES, IO_RUNNER_FILE, IO_TOTAL_FACTOR, SYNTAX_ERROR_EXIT
+from .protocol import COMPARE_RULES, IO_RUNNER_FILE, IO_TOTAL_FACTOR
 from .text import clean_text
+from .verdicts import FINAL, REJECTIONS, feedback_files, judged_label, stall_detail, stalled
 
 MAX_TESTS_KEPT = 2000        # per-test results in one row
 EMIT_LIMIT = 64 << 20        # a compiled checker's size
 CHECKER_DIR = os.path.join(WORK_ROOT, "checkers")   # checkers by content hash, kept for the container's life
-OOM_SIGNS = (b"MemoryError", b"java.lang.OutOfMemoryError", b"JavaScript heap out of memory",
-             b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc", b"out of memory")
-# A judged test's verdicts, as judges name them; the first that is not "ok" labels the candidate.
-REJECTIONS = {"wrong_answer": "failed", "presentation_error": "failed", "time_limit": "timed_out",
-              "idleness_limit": "timed_out", "memory_limit": "failed", "runtime_error": "failed",
-              "output_limit": "failed", "compile_error": "failed", "judge_error": "error", "partial_score": "failed"}
-
-
-def judged_label(report, limits, time_limit_s):
-    """(verdict, detail) of one judged run before its output is checked: "ok" when it ended by itself
-    within every limit with exit code 0. CPU time decides the time limit, as judges measure it; the wall
-    clock (timeout_s) is a backstop for a program that waits."""
-    cpu = report.get("cpu_s")
-    if report["output_exceeded"]:
-        return "output_limit", f"wrote more than {limits['output_bytes']} bytes"
-    peak = max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)
-    if report.get("memory_exceeded") or report["memory_pressure"] or peak > limits["memory_mb"] * 1024:
-        # the watch (every 5 ms), the container's OOM killer, or the peak the kernel kept (ru_maxrss): a
-        # program that touched more than its limit between two looks still used it, as judges count peaks
-        return "memory_limit", f"used more than {limits['memory_mb']} MB (peak {peak // 1024} MB)"
-    if report["signal"] == "SIGXCPU":
-        return "time_limit", f"stopped by the CPU backstop after {cpu if cpu is not None else '?'} s of CPU " \
-            f"(the limit is {time_limit_s:g} s)"
-    if cpu is not None and cpu > time_limit_s:
-        return "time_limit", f"used {cpu:g} s of CPU, over the {time_limit_s:g} s limit"
-    if report["timed_out"]:
-        return "time_limit", (f"still running after {limits['timeout_s']:g} s of wall clock (the backstop; "
-                              f"{cpu if cpu is not None else '?'} s of CPU)")
-    sig, code = report["signal"], report["exit_code"]
-    tail = report["stderr_tail"] + report["stdout_tail"]
-    lines = [line for line in tail.decode("utf-8", "replace").splitlines() if line.strip()]
-    if (sig or code) and any(sign in tail for sign in OOM_SIGNS) and peak * 2 >= limits["memory_mb"] * 1024:
-        return "memory_limit", "the runtime ran out of memory: " + (lines[-1] if lines else "")
-    if sig == "SIGXFSZ":
-        return "output_limit", "wrote a file larger than the limit"
-    if sig is not None:
-        return "runtime_error", f"killed by {sig}" + (f": {lines[-1]}" if lines else "")
-    if code == SYNTAX_ERROR_EXIT and report.get("python"):
-        return "compile_error", "the program does not compile: " + (lines[-1] if lines else "")
-    if code != 0:
-        return "runtime_error", f"exit code {code}" + (f": {lines[-1]}" if lines else "")
-    return "ok", ""
-
-
 class IoJob:
     """One candidate's io job: its directory, its compiled program, then its tests."""
 
@@ -120,10 +77,8 @@ class IoJob:
         build = self.build
         self.detail["language"] = clean_text(build.get("language", ""), 40)
         _write_file(os.path.join(self.p_dir, build["source"]), job["code"], CANDIDATE_UID)
-        for name, text in (build.get("files") or {}).items():   # a checker's headers (testlib.h)
-            if not isinstance(name, str) or "/" in name or name.startswith(".") or not name:
-                raise ValueError(f"bad file name {name!r}")
-            _write_file(os.path.join(self.p_dir, name), text, CANDIDATE_UID)
+        for name, text in (build.get("files") or {}).items():   # headers, other sources, include/ files
+            _write_file(self._place(name), text, CANDIDATE_UID)
         env = {str(k): str(v).replace("{dir}", self.p_dir) for k, v in (build.get("env") or {}).items()}
         *compile_steps, run = build["steps"]
         for index, step in enumerate(compile_steps):
@@ -137,12 +92,25 @@ class IoJob:
             self.detail[f"{name}_cpu_s"] = report["cpu_s"]
             status, reason, text = _native_label(report, limits, name, False, False, build.get("language"))
             if status != "passed":
-                if self.judge is not None:   # a judge's name for any compile that did not make a program
+                if self.judge is not None and reason != "machine_stall":   # a judge's name for any compile that did not make a program
                     status, text = "failed", f"{reason}: {text}" if reason != "compile_error" else text
                     reason = "compile_error"
                 return self._result(status, reason, text, report, [])
         self.program = (list(run["argv"]), env)
         return None
+
+    def _place(self, name):
+        """Where a file of the build goes: a relative path inside the program's directory (its directories
+        made, the candidate's), never out of it."""
+        parts = name.split("/") if isinstance(name, str) else []
+        if not parts or any(p in ("", ".", "..") or p.startswith(".") for p in parts) or len(parts) > 8:
+            raise ValueError(f"bad file name {str(name)[:80]!r}")
+        where = self.p_dir
+        for part in parts[:-1]:
+            where = os.path.join(where, part)
+            if not os.path.isdir(where):
+                _private_dir(where, CANDIDATE_UID)
+        return os.path.join(where, parts[-1])
 
     # -- one test ----------------------------------------------------------------------------------
     def run_test(self, case):
@@ -200,6 +168,23 @@ class IoJob:
         finally:
             os.close(fd)
 
+    def _read_tree(self, limit):
+        """{relative path: bytes} of the regular files (never links) under the program's directory, at
+        most `limit` bytes together and 256 files; None past that."""
+        out, total = {}, 0
+        for top, dirs, names in os.walk(self.p_dir):
+            dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(top, d))]
+            for name in names:
+                rel = os.path.relpath(os.path.join(top, name), self.p_dir)
+                data = self._read_output(rel, limit - total)
+                if data is None:
+                    continue
+                total += len(data)
+                if total > limit or len(out) >= 256:
+                    return None
+                out[rel] = data
+        return out
+
     # -- checking ----------------------------------------------------------------------------------
     def check(self, case, output):
         """(verdict, detail, score, feedback) of a test's output."""
@@ -236,7 +221,9 @@ class IoJob:
         report = self.sup.watcher.run(c_dir, limits, "exec_io", stdin=stdin, program=(argv + args, env),
                                       uid=CHECKER_UID)[0]
         self.clean = self.clean and bool(report["clean"])
-        files = _feedback_files(feedback)
+        files = feedback_files(feedback)
+        if stalled(report):
+            return "machine_stall", stall_detail(report, "the checker"), None, files
         if report["timed_out"] or report["signal"] == "SIGXCPU":
             return "judge_error", "the checker ran out of time", None, files
         if report.get("memory_exceeded") or report["memory_pressure"]:
@@ -288,11 +275,18 @@ class IoJob:
             os.mkdir(where, 0o750)
             os.chown(where, 0, CHECKER_UID)
             for name, value in files.items():
-                if not isinstance(name, str) or "/" in name or name.startswith(".") or not name:
+                parts = name.split("/") if isinstance(name, str) else []
+                if not parts or len(parts) > 8 or any(p in ("", ".", "..") for p in parts):
                     return "the checker names a bad file"
+                place = where
+                for part in parts[:-1]:
+                    place = os.path.join(place, part)
+                    if not os.path.isdir(place):
+                        os.mkdir(place, 0o750)
+                        os.chown(place, 0, CHECKER_UID)
                 data = base64.b64decode(value) if spec.get("base64") else value
-                _write_file(os.path.join(where, name), data, 0, 0o750)
-                os.chown(os.path.join(where, name), 0, CHECKER_UID)
+                _write_file(os.path.join(place, parts[-1]), data, 0, 0o750)
+                os.chown(os.path.join(place, parts[-1]), 0, CHECKER_UID)
         argv = [a.replace("{dir}", where) for a in spec.get("argv") or ()]
         if not argv:
             return "the checker has no command"
@@ -304,6 +298,13 @@ class IoJob:
         if failed is not None:
             return failed
         if (self.judge or {}).get("emit"):   # a checker's build: the compiled program, not a run
+            if self.judge["emit"] == "*":     # a build/run directory: every file the build left
+                files = self._read_tree(EMIT_LIMIT)
+                if files is None:
+                    return self._result("failed", "compile_error", "the build left more than the limit", None, [])
+                result = self._result("passed", "compiled", f"{len(files)} files", None, [])
+                result["artifact_files_b64"] = {k: base64.b64encode(v).decode() for k, v in files.items()}
+                return result
             data = self._read_output(self.judge["emit"], EMIT_LIMIT)
             if data is None or len(data) > EMIT_LIMIT:
                 return self._result("failed", "compile_error", "the compile made no program", None, [])
@@ -384,7 +385,7 @@ class IoJob:
                 verdict, detail = "partial_score", f"{score:g} of the test's points"
             if first_bad is None:
                 first_bad = (index, verdict, detail, report)
-            if verdict == "judge_error" or stop == "first":
+            if verdict in FINAL or stop == "first":
                 break
             if (groups[group] if group < len(groups) else groups[-1]).get("on_reject", "break") == "break":
                 skip_group.add(group)
@@ -398,7 +399,8 @@ class IoJob:
             text = f"test {index}" + (f" ({clean_text(self.tests[index].get('name'), 80)})" if self.tests[index].get("name") else "") \
                 + f": {detail}"
         else:
-            status = "timed_out" if verdict in ("wall_time_limit", "cpu_time_limit") else "failed"
+            status = "timed_out" if verdict in ("wall_time_limit", "cpu_time_limit") else \
+                "error" if verdict == "machine_stall" else "failed"
             text = detail
         self.detail["failed_test"] = index
         return self._result(status, verdict, text, bad_report or report, results)
@@ -438,26 +440,6 @@ def _captured(report, output, limit):
             "stderr_b64": base64.b64encode(report["stderr_tail"]).decode(), "stderr_bytes": report["stderr_bytes"],
             "exit_code": report["exit_code"], "signal": report["signal"], "cpu_s": report.get("cpu_s"),
             "wall_s": round(max(0.0, report["end"] - report["start"]), 4)}
-
-
-def _feedback_files(feedback_dir):
-    """The feedback directory's regular files (never a link), each bounded, at most 16 of them."""
-    out = {}
-    try:
-        names = sorted(os.listdir(feedback_dir))[:16]
-    except OSError:
-        return out
-    for name in names:
-        try:
-            fd = os.open(os.path.join(feedback_dir, name), os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            continue
-        try:
-            if stat.S_ISREG(os.fstat(fd).st_mode):
-                out[name] = os.read(fd, MAX_FEEDBACK)
-        finally:
-            os.close(fd)
-    return out
 
 
 def run_io(sup, job):

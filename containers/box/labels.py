@@ -4,6 +4,7 @@ another language's per step. Pure functions of the record, so that an audit can 
 from .channels.io import compare
 from .protocol import SYNTAX_ERROR_EXIT
 from .text import clean_text
+from .verdicts import stall_detail, stalled
 
 
 IO_STDIN_CHARS = 300   # of a failing test's input, in a result's detail
@@ -24,6 +25,8 @@ def _io_label(report, limits, stdout, case, rule, index):
     if report.get("memory_exceeded") or report["memory_pressure"]:
         return "failed", "memory_limit", f"{where}: the memory limit"
     if report["timed_out"]:
+        if stalled(report):
+            return "error", "machine_stall", f"{where}: " + stall_detail(report)
         return "timed_out", "wall_time_limit", f"{where}: still running after {limits['timeout_s']} s"
     sig, code = report["signal"], report["exit_code"]
     if sig == "SIGXCPU":
@@ -110,6 +113,8 @@ def _native_label(report, limits, step, last, marked, language=None, rule=None):
         return "failed", ("compile_memory_limit" if compile_step else "memory_limit"), \
             f"{step}: used more than {limits.get('job_memory_kb', 0) // 1024} MB"
     if report["timed_out"]:
+        if stalled(report):
+            return "error", "machine_stall", f"{step}: " + stall_detail(report)
         return "timed_out", ("compile_time_limit" if compile_step else "wall_time_limit"), \
             f"{step}: still running after {limits['timeout_s']} s"
     sig, code = report["signal"], report["exit_code"]

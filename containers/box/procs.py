@@ -130,3 +130,23 @@ def clean_ipc(uid):
             os._exit(0)
     os.waitpid(pid, 0)
     return not _ipc_ids(uid)
+
+
+def run_delay_s(uid):
+    """Seconds the running tasks of `uid` have waited in a run queue for a CPU (the second field of
+    /proc/<pid>/task/<tid>/schedstat, in ns), or None where the kernel does not keep it (gVisor)."""
+    total, seen = 0, False
+    for pid in _uid_pids(uid):
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
+                    fields = f.read(200).split()
+                total += int(fields[1])
+                seen = True
+            except (OSError, IndexError, ValueError):
+                continue
+    return round(total / 1e9, 3) if seen else None

@@ -21,6 +21,7 @@ from .framing import Unencodable, recv_msg, recv_with_fds, send_with_fds
 from .layout import TOOLCHAIN_FILE, CANDIDATE_UID, ENV, START, WORK_ROOT
 from .protocol import MARKER_PLACEHOLDER, CHANNELS, HOST_SOCKET_ENV, TESTER_MEMORY_ENV, TRANSPORT_CAP, VERSION
 from .text import clean_text
+from .verdicts import stall_detail, stalled
 from .watch import Watcher
 
 
@@ -512,6 +513,8 @@ def decide(verdict, report, limits, test_status):
     if in_time and verdict["reason"] != "candidate_exited":
         return verdict["status"], verdict["reason"], verdict["detail"]
     if report["timed_out"]:
+        if stalled(report):
+            return "error", "machine_stall", stall_detail(report)
         return "timed_out", "wall_time_limit", f"still running after {timeout} s"
     sig, exit_code = report["signal"], report["exit_code"]
     if verdict is not None and verdict["reason"] == "candidate_exited" or (verdict is None and (sig or exit_code is not None)):

@@ -7,6 +7,8 @@ import selectors
 import time
 
 from .framing import HELLO, STOP_GONE, STOP_KILL, recv_exact, recv_msg, send_with_fds
+from .layout import CANDIDATE_UID
+from .procs import run_delay_s
 
 TAIL_BYTES = 2048
 MEMORY_POLL_S = 0.005      # how often the sandbox's memory is read while a candidate runs (gVisor only)
@@ -285,6 +287,7 @@ class Watcher:
             sel.register(tester, selectors.EVENT_READ, "tester")
         tests_done = tester is None
         timed_out = output_exceeded = memory_exceeded = False
+        run_delay = None           # the candidate's wait for a CPU, read when the wall clock stops it
         stopped_at = None          # when the stop was sent
         report = None              # the forkserver's, once the candidate is gone
         end = None
@@ -304,6 +307,7 @@ class Watcher:
             if report is None and stopped_at is None:      # the candidate runs
                 if now >= deadline:
                     timed_out = True
+                    run_delay = run_delay_s(CANDIDATE_UID if uid is None else uid)   # before the stop: the machine's share of its time
                     stop(STOP_KILL)
                 elif out.total + err.total > limits["output_bytes"]:
                     output_exceeded = True
@@ -385,7 +389,8 @@ class Watcher:
                  "stdout_tail": out.tail(), "stderr_tail": err.tail(),
                  "stdout": capture.take() if io else None,
                  "memory_pressure": oom_before is not None and oom_after is not None and oom_after > oom_before,
-                 "clean": clean, "cleanup_s": report.get("cleanup_s") or 0.0}, credit, tests_done)
+                 "clean": clean, "cleanup_s": report.get("cleanup_s") or 0.0, "run_delay_s": run_delay},
+                credit, tests_done)
 
 
 def unreported(start, limits, now):
