@@ -118,9 +118,10 @@ def _evaluate_args(ev, verify: bool = False) -> None:
                          "'passk[ray]'), each running --workers warm containers on its own engine")
     ev.add_argument("--ray-address", default=None,
                     help="with --executor ray: the cluster to join (default: RAY_ADDRESS, else a new local one)")
-    ev.add_argument("--python", choices=("cpython", "pypy"), default="cpython",
-                    help="the Python that runs io programs (judged problems, CodeContests, ...): passk's CPython, or "
-                         "Debian's PyPy 3 (as Kattis judges Python 3; its time limits assume it)")
+    ev.add_argument("--python", choices=("auto", "cpython", "pypy"), default="auto",
+                    help="the Python that runs io programs (judged problems, CodeContests, ...): auto (the one the "
+                         "problem's format assumes: Debian's PyPy 3 for a Kattis package, as Kattis judges Python 3 and "
+                         "its time limits assume it; passk's CPython otherwise), cpython or pypy")
     ev.add_argument("--language", default=None,
                     help="the candidates' language (python or one of MultiPL-E's: cpp, rust, go, java, javascript, "
                          "typescript, lua, ruby, php, perl, r, bash, racket, scala, csharp, d, elixir, clojure, "
@@ -246,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help=PIN_CPUS_HELP)
     sv.add_argument("--executor", choices=EXECUTORS, default="local", help="local: this machine's Docker engine; ray: a Ray cluster")
     sv.add_argument("--ray-address", default=None, help="with --executor ray: the cluster to join")
-    sv.add_argument("--python", choices=("cpython", "pypy"), default="cpython", help="the Python that runs io programs")
+    sv.add_argument("--python", choices=("auto", "cpython", "pypy"), default="auto", help="the Python that runs io programs")
     sv.add_argument("--timeout-s", type=_positive(float), default=Limits.timeout_s,
                     help="a candidate's wall-clock limit where its request sets none")
     sv.add_argument("--memory-mb", type=_positive(int), default=1024,

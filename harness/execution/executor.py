@@ -157,19 +157,29 @@ class Executor(ABC):
                 binary = self._build_checker(checker)
                 held = {"files": {"checker": base64.b64encode(binary).decode()}, "base64": True,
                         "argv": ["{dir}/checker"], "sha256": key}
+            elif checker.language == "buildrun":   # what its build script left, run as ./run
+                files = self._build_checker(checker)
+                held = {"files": {name: base64.b64encode(data).decode() for name, data in files.items()},
+                        "base64": True, "argv": ["{dir}/run"], "sha256": key}
             else:
-                raise InputError(f"a checker in {checker.language!r}: passk runs checkers in C, C++ or Python")
+                raise InputError(f"a checker in {checker.language!r}: passk runs checkers in C, C++, Python or "
+                                 "build/run scripts")
             self._checkers[key] = held
             return held
 
-    def _build_checker(self, checker) -> bytes:
+    def _build_checker(self, checker):
+        """A C or C++ checker's binary (bytes), or a build/run directory's files after its build ({name: bytes}),
+        built in the C++ image."""
         from harness.inputs.judge import JudgeSpec, JudgeTest, checker_source
+        emit = "*" if checker.language == "buildrun" else "checker"
         problem = Problem(f"checker/{checker.sha256[:12]}", "", "", None, channel="io", format="checker",
-                          judge=JudgeSpec((JudgeTest("", ""),), 1.0, checker=checker, emit="main"))
-        sample = Sample(problem.task_id, 0, checker_source(checker), "solution", "checker", language=checker.language)
+                          judge=JudgeSpec((JudgeTest("", ""),), 1.0, checker=checker, emit=emit))
+        sample = Sample(problem.task_id, 0, checker_source(checker), "solution", "checker",
+                        language="cpp" if checker.language == "buildrun" else checker.language)
         row = self.submit_job(Job(problem, sample, replace(self.limits, timeout_s=max(self.limits.compile_timeout_s, 60.0)))).result()
         if row.artifact is None:
-            raise InputError(f"the checker ({checker.files[0][0]}) does not compile: {row.reason}: {row.detail[:500]}")
+            what = "does not build" if checker.language == "buildrun" else "does not compile"
+            raise InputError(f"the checker ({checker.files[0][0]}) {what}: {row.reason}: {row.detail[:500]}")
         return row.artifact
 
     # -- what every executor checks ---------------------------------------------------------------

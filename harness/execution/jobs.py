@@ -27,10 +27,16 @@ class Job:
 
     def language(self, python: str = "python") -> str:
         """The language the program runs in (its image): an io program's own (its sample says it; Python,
-        run by `python`, when it says nothing), else its problem's."""
+        run by `python`, when it says nothing), else its problem's. `python` "auto": the Python the problem's
+        judge assumes (PyPy for a Kattis package), else CPython."""
         if self.problem.channel == "io":
             language = self.sample.language or "python"
-            return python if language == "python" else language
+            if language != "python":
+                return language
+            if python == "auto":
+                spec = self.problem.judge
+                return "pypy" if spec is not None and spec.python == "pypy" else "python"
+            return python
         return self.problem.language
 
 

@@ -24,6 +24,9 @@ from harness.scoring import grading
 
 # Errors the supervisor reports that are faults of the sandbox, not of the job: retried in a new container.
 RETRYABLE_REASONS = {"tester_died", "tester_fault"}
+# A wall-clock backstop that ended a program the machine kept off the CPU (box/verdicts.py, stalled) is the
+# machine's doing: the job runs again, at most this many times, then stays `error machine_stall`.
+STALL_RERUNS = 2
 
 
 def _number(value):
@@ -55,6 +58,11 @@ class Pool:
             if self._faults_in_a_row >= self.max_faults_in_a_row:
                 raise HarnessError(f"the sandbox failed {self._faults_in_a_row} times in a row without running "
                                    f"any candidate; last fault: {detail}")
+
+    def _count(self, key: str) -> None:
+        """A count the run's manifest reports (sandbox.<key>)."""
+        with self._faults_lock:
+            self.facts[key] = int(self.facts.get(key) or 0) + 1
 
     def _success(self) -> None:
         with self._faults_lock:
@@ -129,8 +137,9 @@ class Pool:
         if spec is not None and spec.emit:
             return judge.checker_build(spec.checker, self.backend.compile_limits(limits))
         file_name = str(job.sample.extra.get("file") or "").rsplit("/", 1)[-1] or None
+        dialect, includes = (spec.dialect, spec.includes) if spec is not None else ("passk", ())
         return judge.io_build(language, job.sample.program or "", self.backend.compile_limits(limits), limits.cpus,
-                              limits.memory_mb, file_name, self.settings.runtime)
+                              limits.memory_mb, file_name, self.settings.runtime, dialect, includes)
 
     def encoded(self, job: Job) -> tuple[dict, bytes]:
         """The job's header (id, limits) and its whole line as sent: the problem's part (tests, prompt,
@@ -164,12 +173,18 @@ class Pool:
                                        "detail": "no code block in the sample's text (extract_code is on)",
                                        "verdict_channel": "none"}, 1)
         last = ""
+        stalls = 0
         for attempt in range(1, self.settings.max_attempts + 1):
             if self.stop.is_set():
                 return None
             try:
                 session = lane.session()
                 result = session.run(*self.encoded(job))
+                while (result.get("status") == ERROR and result.get("reason") == "machine_stall"
+                       and stalls < STALL_RERUNS and not self.stop.is_set()):
+                    stalls += 1
+                    self._count("machine_stall_reruns")
+                    result = session.run(*self.encoded(job))
                 if result.get("status") == ERROR and result.get("reason") in RETRYABLE_REASONS:
                     raise SandboxUnavailableError(f"{result.get('reason')}: {result.get('detail', '')}")
             except SandboxUnavailableError as e:
@@ -181,6 +196,8 @@ class Pool:
                 time.sleep(min(2.0, 0.25 * attempt))
                 continue
             self._success()
+            if stalls and isinstance(result.get("channel_detail"), dict):
+                result["channel_detail"]["machine_stall_reruns"] = stalls
             if (not result.get("healthy", False) or self.settings.isolation == "fresh"
                     or session.jobs_run >= self.settings.jobs_per_container):
                 lane.retire()
@@ -222,7 +239,8 @@ class Pool:
                       **({"file_io": list(spec.file_io)} if spec.file_io else {})}
         if job.problem.channel == "io":
             language = job.language(self.settings.io_python)
-            record = {**record, "language": language, "commands": judge.io_commands(language)} \
+            record = {**record, "language": language,
+                      "commands": judge.io_commands(language, spec.dialect if spec is not None else "passk")} \
                 if spec is not None or language != "python" else record
             row.language = language
         else:
@@ -244,6 +262,9 @@ class Pool:
             row.captured = [_captured(c, spec.capture) for c in result["captured"][:judge.MAX_TESTS_KEPT] if isinstance(c, dict)]
         if isinstance(result.get("artifact_b64"), str) and spec is not None and spec.emit:
             row.artifact = base64.b64decode(result["artifact_b64"])
+        if isinstance(result.get("artifact_files_b64"), dict) and spec is not None and spec.emit == "*":
+            row.artifact = {str(k): base64.b64decode(v) for k, v in result["artifact_files_b64"].items()
+                            if isinstance(v, str)}
         base_status = result.get("base_status")
         row.base_status = base_status if base_status in (PASSED, FAILED, TIMED_OUT) else None
         if isinstance(result.get("truth"), dict) and job.differential is not None and job.differential.get("mode") == "truth":

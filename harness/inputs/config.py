@@ -97,6 +97,9 @@ def default_base_image() -> str:
     return os.environ.get("PASSK_BASE_IMAGE", DEFAULT_BASE_IMAGE)
 
 
+PYTHONS = ("auto", "cpython", "pypy")
+
+
 @dataclass(frozen=True)
 class SandboxSettings:
     backend: str = "docker"
@@ -130,18 +133,20 @@ class SandboxSettings:
     # (bigcodebench, tabular), a requirements file of exact pins, "none", or None: BigCodeBench's for
     # BigCodeBench tasks whose `libs` go beyond the standard library, else none.
     environment: str | None = None
-    # The Python that runs io programs in Python (judged problems, CodeContests, ...): "cpython" (passk's
-    # image, forked warm) or "pypy" (Debian's pypy3, as Kattis judges Python 3). Recorded in every row.
-    python: str = "cpython"
+    # The Python that runs io programs in Python (judged problems, CodeContests, ...): "auto" (the one the
+    # problem's format assumes: PyPy for a Kattis package, whose limits are set for it; CPython otherwise),
+    # "cpython" (passk's image, forked warm) or "pypy" (Debian's pypy3). Recorded in every row.
+    python: str = "auto"
 
     @property
     def io_python(self) -> str:
-        """The language an io program in Python runs as (its image): python (CPython) or pypy."""
-        return "pypy" if self.python == "pypy" else "python"
+        """The language an io program in Python runs as (its image): python (CPython), pypy, or auto (the
+        problem's judge says which: jobs.Job.language)."""
+        return {"pypy": "pypy", "cpython": "python"}.get(self.python, "auto")
 
     def __post_init__(self):
-        if self.python not in ("cpython", "pypy"):
-            raise InputError(f"python must be cpython or pypy, got {self.python!r}")
+        if self.python not in PYTHONS:
+            raise InputError(f"python must be one of {', '.join(PYTHONS)}, got {self.python!r}")
         if self.runtime not in RUNTIMES:
             raise InputError(f"runtime must be one of {', '.join(RUNTIMES)}, got {self.runtime!r}")
         if self.isolation not in ISOLATIONS:

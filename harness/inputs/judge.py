@@ -21,6 +21,7 @@ from harness.core.errors import InputError
 from harness.inputs.languages import CLOJURE_JAR, CLOJURE_JVM, ELIXIR_GVISOR_ENV, run_env
 
 CHECKER_PROTOCOLS = ("rule", "default", "kattis", "testlib", "python")
+DIALECTS = ("passk", "kattis")
 SUPERVISOR_PROTOCOLS = ("rule", "default")   # judged in the supervisor itself: no program of the problem's
 MAX_TESTS_KEPT = 2000   # per-test results a row keeps (as the container sends them)
 
@@ -58,8 +59,10 @@ class Checker:
     protocol: str = "default"
     flags: tuple = ()
     rule: str = "strict"
-    language: str | None = None    # of a program: "cpp", "c" or "python"
-    files: tuple = ()              # ((name, text), ...): the source, and headers it includes (testlib.h)
+    language: str | None = None    # of a program: "cpp", "c", "python", or "buildrun" (a directory with build
+                                   # and run scripts, built in the sandbox and run as ./run)
+    files: tuple = ()              # ((name, text), ...): the main source first, then the files beside it
+                                   # (headers it includes, testlib.h, other sources; names may hold "/")
     time_s: float = 30.0           # the checker's own limits (Kattis's validation_time, validation_memory)
     memory_mb: int = 1024
 
@@ -93,6 +96,9 @@ class JudgeSpec:
     interactive: bool = False       # the checker is an interactor, run beside the candidate (box/interact.py)
     capture: int = 0                # > 0: no checker; each test's output (this many bytes) comes back in the row
     wall_s: float | None = None     # the wall-clock backstop per test, where a caller sets it (else wall_limit_s's rule)
+    dialect: str = "passk"          # whose compile and run commands: passk's (IO_LANGUAGES) or "kattis"
+                                    # (problemtools' languages.yaml, KATTIS_COMMANDS), as the package's judge runs them
+    includes: tuple = ()            # Kattis include/: ((language directory, ((path, text), ...)), ...)
 
     def __post_init__(self):
         if not self.tests:
@@ -101,6 +107,8 @@ class JudgeSpec:
             raise InputError("an interactive problem needs an interactor (a Kattis output validator or a testlib interactor)")
         if not (isinstance(self.time_limit_s, (int, float)) and math.isfinite(self.time_limit_s) and self.time_limit_s > 0):
             raise InputError(f"time limit must be a positive number of seconds, got {self.time_limit_s!r}")
+        if self.dialect not in DIALECTS:
+            raise InputError(f"commands dialect {self.dialect!r} is not one passk knows ({', '.join(DIALECTS)})")
 
     @property
     def wall_limit_s(self) -> float:
@@ -235,13 +243,31 @@ def scala_main_object(code: str) -> str:
     return "Main"
 
 
+def _filler(values: dict):
+    def fill(argv, files=()):
+        out = []
+        for a in argv:
+            if a == "{files}":
+                out.extend(files)
+                continue
+            for k, v in values.items():
+                a = a.replace(k, v)
+            out.append(a)
+        return out
+    return fill
+
+
 def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory_mb: int,
-             file_name: str | None = None, runtime: str = "runc") -> dict | None:
+             file_name: str | None = None, runtime: str = "runc", dialect: str = "passk",
+             includes: tuple = ()) -> dict | None:
     """The build a supervisor runs for an io program (containers/box/judge.py): its source file, the
     compile step (with the compile limits) and the run step; None for CPython (the forkserver runs it).
     `file_name`: the file a program came in (a package's submission): a Java program keeps its name, as a
-    judge compiles it (a public class that does not match it does not compile, as there)."""
+    judge compiles it (a public class that does not match it does not compile, as there). `dialect` "kattis":
+    problemtools' commands (KATTIS_COMMANDS) and the package's include files, as its judge compiles it."""
     lang = IO_LANGUAGES[language]
+    if dialect == "kattis" and language in KATTIS_COMMANDS and (language != "python" or _includes_for(language, includes)):
+        return _kattis_build(language, code, compile_limits, cpus, memory_mb, file_name, runtime, includes)
     if lang.name == "python":
         return None
     cls = ""
@@ -250,17 +276,8 @@ def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory
         cls = named if named and named.isidentifier() else java_main_class(code)
     elif lang.name == "scala":
         cls = scala_main_object(code)
-    values = {"{class}": cls, "{cpus}": str(max(1, math.ceil(cpus))), "{memory_mb}": str(int(memory_mb)),
-              "{stack_mb}": str(int(memory_mb))}
-
-    def fill(argv):
-        out = []
-        for a in argv:
-            for k, v in values.items():
-                a = a.replace(k, v)
-            out.append(a)
-        return out
-
+    fill = _filler({"{class}": cls, "{cpus}": str(max(1, math.ceil(cpus))), "{memory_mb}": str(int(memory_mb)),
+                    "{stack_mb}": str(int(memory_mb))})
     steps = []
     if lang.compile:
         steps.append({"step": "compile", "argv": fill(lang.compile), "limits": compile_limits})
@@ -268,27 +285,109 @@ def io_build(language: str, code: str, compile_limits: dict, cpus: float, memory
     return {"language": lang.name, "source": fill([lang.source])[0], "env": run_env(lang, runtime), "steps": steps}
 
 
+# problemtools' languages.yaml (its judge's commands; Kattis's own differ in paths only), for the languages
+# passk runs: (compile argv or None, run argv, the globs that are the language's source files, problemtools'
+# name of the language's include/ directory). {files}: every source file; {mainfile}: the include's main file,
+# else the one source, else one named main.*, else the first; {mainclass}: its name without the extension;
+# {memlim}: the memory limit in MiB. Where problemtools names a compiler passk's image does not have, passk's
+# own command stays (Go: go build for gccgo), and Rust links with gold as passk's image needs.
+KATTIS_COMMANDS = {
+    "c": (("gcc", "-g", "-O2", "-std=gnu17", "-static", "-o", "main", "{files}", "-lm"), ("./main",), ("*.c",), "c"),
+    "cpp": (("g++", "-g", "-O2", "-std=gnu++23", "-static", "-o", "main", "{files}", "-lrt", "-Wl,--whole-archive",
+             "-lpthread", "-Wl,--no-whole-archive"), ("./main",), ("*.cc", "*.C", "*.cpp", "*.cxx", "*.c++"), "cpp"),
+    "java": (("javac", "-encoding", "UTF-8", "-sourcepath", ".", "-d", ".", "{files}"),
+             ("java", "-Dfile.encoding=UTF-8", "-XX:+UseSerialGC", "-Xss64m", "-Xms{memlim}m", "-Xmx{memlim}m", "-cp",
+              ".", "{mainclass}"), ("*.java",), "java"),
+    "pypy": (("pypy3", "-m", "py_compile", "{files}"), ("pypy3", "{mainfile}"), ("*.py", "*.py3"), "python3"),
+    "python": (("python3", "-m", "py_compile", "{files}"), ("python3", "{mainfile}"), ("*.py", "*.py3"), "python3"),
+    "javascript": (("node", "--check", "{mainfile}"), ("node", "{mainfile}"), ("*.js",), "javascript"),
+    "csharp": (("mcs", "-out:main.exe", "-optimize+", "-r:System.Numerics", "{files}"), ("mono", "main.exe"),
+               ("*.cs",), "csharp"),
+    "haskell": (("ghc", "-O2", "-ferror-spans", "-threaded", "-rtsopts", "-tmpdir", ".", "-o", "main", "{files}"),
+                ("./main", "+RTS", "-M{memlim}m", "-K8m", "-RTS"), ("*.hs",), "haskell"),
+    "rust": (("rustc", "-C", "opt-level=3", "-C", "target-cpu=native", "-C", "link-arg=-fuse-ld=gold", "--crate-type",
+              "bin", "--edition", "2021", "{mainfile}", "-o", "{mainfile}.out"), ("./{mainfile}.out",), ("*.rs",), "rust"),
+    "ruby": (("ruby", "-c", "{mainfile}"), ("ruby", "{mainfile}"), ("*.rb",), "ruby"),
+    "php": (("php", "-n", "-d", "display_errors=stderr", "-d", "html_errors=0", "-l", "{mainfile}"),
+            ("php", "-n", "-d", "display_errors=stderr", "-d", "html_errors=0", "-d", "memory_limit={memlim}m", "-f",
+             "{mainfile}"), ("*.php",), "php"),
+    "scala": (("scalac", "-encoding", "UTF-8", "-sourcepath", ".", "-d", ".", "{files}"),
+              ("scala", "-J-Xmx{memlim}m", "-classpath", ".", "{mainclass}"), ("*.sc", "*.scala"), "scala"),
+}
+_SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,99}")
+
+
+def _includes_for(language: str, includes: tuple) -> tuple:
+    """The include files a program in `language` gets: include/default's, then its language's own."""
+    spec = KATTIS_COMMANDS.get(language)
+    if spec is None:
+        return ()
+    table = dict(includes)
+    return tuple(table.get("default", ())) + tuple(table.get(spec[3], ()))
+
+
+def _matches(name: str, globs: tuple) -> bool:
+    import fnmatch
+    return any(fnmatch.fnmatchcase(name.rsplit("/", 1)[-1], g) for g in globs)
+
+
+def _kattis_build(language, code, compile_limits, cpus, memory_mb, file_name, runtime, includes) -> dict:
+    compile_argv, run_argv, globs, ptid = KATTIS_COMMANDS[language]
+    lang = IO_LANGUAGES[language]
+    ext = {"pypy": ".py", "python": ".py", "java": ".java"}.get(language, lang.extensions[0] if lang.extensions else "")
+    name = file_name if file_name and _SAFE_NAME.fullmatch(file_name) and _matches(file_name, globs) else None
+    if name is None:
+        name = (java_main_class(code) + ".java") if language == "java" else "main" + ext
+    files = {name: code}
+    included = _includes_for(language, includes)
+    for path, text in included:
+        files[path] = text
+    sources = sorted(f for f in files if _matches(f, globs))
+    mains = [f for f in sources if f.rsplit("/", 1)[-1].lower().startswith("main.")]
+    own_mains = [p for p, _ in dict(includes).get(ptid, ()) if _matches(p, globs) and p.rsplit("/", 1)[-1].lower().startswith("main.")]
+    mainfile = own_mains[0] if own_mains else (sources[0] if len(sources) == 1 else (mains or sources or [name])[0])
+    mainclass = mainfile.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    fill = _filler({"{mainfile}": mainfile, "{mainclass}": mainclass, "{memlim}": str(int(memory_mb)),
+                    "{cpus}": str(max(1, math.ceil(cpus)))})
+    steps = []
+    if compile_argv:
+        steps.append({"step": "compile", "argv": fill(compile_argv, sources), "limits": compile_limits})
+    steps.append({"step": "run", "argv": fill(run_argv, sources)})
+    return {"language": language, "source": name, "files": {k: v for k, v in files.items() if k != name},
+            "env": run_env(lang, runtime), "steps": steps, "dialect": "kattis"}
+
+
 # A checker program in C or C++ is compiled once per run in the C++ image, statically linked, so that it runs
-# in whichever image a candidate's language has (containers/box/judge.py writes it where only CHECKER_UID reads).
-CHECKER_COMPILE = {"cpp": ("g++", "-O2", "-std=gnu++17", "-static", "-o", "main", "main.cpp"),
-                   "c": ("gcc", "-O2", "-std=gnu17", "-static", "-o", "main", "main.c", "-lm")}
+# in whichever image a candidate's language has (containers/box/judge.py writes it where only CHECKER_UID reads),
+# with problemtools' flags for the language; a build/run directory runs its own build script there.
+CHECKER_COMPILE = {"cpp": ("g++", "-g", "-O2", "-std=gnu++23", "-static", "-o", "checker", "{files}"),
+                   "c": ("gcc", "-g", "-O2", "-std=gnu17", "-static", "-o", "checker", "{files}", "-lm"),
+                   "buildrun": ("/bin/sh", "-c", "chmod u+x build && ./build && test -x run || "
+                                "{ echo 'the build script made no executable run' >&2; exit 1; }")}
+CHECKER_GLOBS = {"cpp": ("*.cc", "*.C", "*.cpp", "*.cxx", "*.c++"), "c": ("*.c",), "buildrun": ()}
 
 
 def checker_build(checker: Checker, compile_limits: dict) -> dict:
-    """The build that compiles a checker program (its main source, and the files beside it: testlib.h)."""
-    main, *rest = checker.files
-    source = "main.cpp" if checker.language == "cpp" else "main.c"
-    return {"language": checker.language, "source": source, "env": {},
-            "files": {name: text for name, text in rest},
-            "steps": [{"step": "compile", "argv": list(CHECKER_COMPILE[checker.language]), "limits": compile_limits},
-                      {"step": "run", "argv": ["./main"]}]}
+    """The build that compiles a checker program: its files as the package has them (the main source first),
+    compiled together (problemtools compiles every source of the language), or its build script run."""
+    (main, text), *rest = checker.files
+    names = [n for n, _ in checker.files]
+    sources = [n for n in names if _matches(n, CHECKER_GLOBS[checker.language])]
+    argv = _filler({})(CHECKER_COMPILE[checker.language], sources)
+    emit = "checker" if checker.language != "buildrun" else "*"
+    return {"language": checker.language, "source": main, "env": {}, "files": {name: t for name, t in rest},
+            "steps": [{"step": "compile", "argv": argv, "limits": compile_limits}, {"step": "run", "argv": ["./checker"]}],
+            "emit": emit}
 
 
 def checker_source(checker: Checker) -> str:
     return checker.files[0][1]
 
 
-def io_commands(language: str) -> dict:
+def io_commands(language: str, dialect: str = "passk") -> dict:
     """The commands a row records (limits.commands): as the table says, before a program fills them."""
+    if dialect == "kattis" and language in KATTIS_COMMANDS:
+        compile_argv, run_argv, _, _ = KATTIS_COMMANDS[language]
+        return {"compile": list(compile_argv) if compile_argv else None, "run": list(run_argv), "dialect": "kattis"}
     lang = IO_LANGUAGES[language]
     return {"compile": list(lang.compile) if lang.compile else None, "run": list(lang.run) or ["(passk's forkserver: CPython)"]}

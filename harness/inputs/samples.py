@@ -255,20 +255,20 @@ def _load_submissions(path: Path, b: _Builder) -> SampleList:
     from harness.inputs.formats import kattis
     from harness.inputs.judge import language_by_extension
     ignored = []
-    for task, verdict, f in kattis.submissions(path):
+    for task, verdict, f, program in kattis.submissions(path):
         rel = f"{task}/submissions/{verdict}/{f.name}"
         if task not in b.problems:
             continue
-        language = language_by_extension(f.suffix) if f.is_file() else None
-        if language == "python" and _python2(f):   # Kattis tells Python 2 by its shebang: passk runs Python 3
+        language = language_by_extension(f.suffix) if program is not None else None
+        if language == "python" and _python2(program):   # Kattis tells Python 2 by its shebang: passk runs Python 3
             language = None
         if language is None:
-            ignored.append(rel + ("/" if f.is_dir() else ""))
+            ignored.append(rel + ("/" if program is None else ""))
             continue
         try:
-            program = f.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise InputError(f"{f}: not valid UTF-8 (byte {e.start})") from None
+            program.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"{f}: not valid UTF-8") from None
         b.add(str(f), task, program, "solution", {"expected": verdict, "file": rel},
               language=None if language == "python" else language)
     if not b.samples:
@@ -276,11 +276,10 @@ def _load_submissions(path: Path, b: _Builder) -> SampleList:
     return SampleList(b.samples, ignored)
 
 
-def _python2(f: Path) -> bool:
-    """A Python file whose shebang names Python 2 (the package format's rule: `^#!.*python2`)."""
-    with open(f, "rb") as fh:
-        first = fh.readline(200)
-    return first.startswith(b"#!") and b"python2" in first
+def _python2(program: str) -> bool:
+    """A Python program whose shebang names Python 2 (the package format's rule: `^#!.*python2`)."""
+    first = program[:200].split("\n", 1)[0]
+    return first.startswith("#!") and "python2" in first
 
 
 def _load_directory(path: Path, b: _Builder) -> SampleList:

@@ -224,7 +224,7 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
                 manifest["calibration"] = calibration
                 write_json(out / MANIFEST_FILE, manifest)
             if needs_inference(problems):   # a Kattis package's time limit, from its accepted submissions
-                problems, found = infer_time_limits(problems, samples, ev, manifest.get("time_limits"))
+                problems, found = infer_time_limits(problems, samples, ev, manifest.get("time_limits"), settings.python)
                 if manifest.get("time_limits") != found:
                     manifest["time_limits"] = found
                     write_json(out / MANIFEST_FILE, manifest)
@@ -250,6 +250,8 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
             manifest["sandbox"]["image_python"] = facts.get("image_python")
             if facts.get("toolchain"):   # a language image says it when its first container starts
                 manifest["sandbox"]["toolchain"] = facts["toolchain"]
+            if facts.get("machine_stall_reruns"):   # jobs the machine's load stopped, run again (pool.py)
+                manifest["sandbox"]["machine_stall_reruns"] = facts["machine_stall_reruns"]
             if facts.get("lost_nodes"):  # Ray nodes that died during the run (their candidates ran again)
                 manifest["sandbox"]["lost_nodes"] = facts["lost_nodes"]
             others = ev.languages_facts()   # io programs in other languages ran in their own images

@@ -148,8 +148,11 @@ def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
 
 def compile_limits(limits: Limits, settings: SandboxSettings) -> dict:
     """The compile step's limits: its own wall clock and memory; output, files and processes as the run's."""
+    # a compiler's files (a static, debuggable binary; cc1plus's assembly with -g) are bounded by the job's
+    # space (tmpfs), not by the program's file limit: problemtools' -g -O2 -static passes 16 MiB
     return {**supervisor_limits(limits, settings), "timeout_s": float(limits.compile_timeout_s),
-            "cpu_time_s": math.ceil(limits.compile_timeout_s) + 1, "job_memory_kb": int(limits.compile_memory_mb) * 1024}
+            "cpu_time_s": math.ceil(limits.compile_timeout_s) + 1, "job_memory_kb": int(limits.compile_memory_mb) * 1024,
+            "file_size_bytes": max(int(limits.file_size_bytes), int(limits.tmpfs_mb) << 20)}
 
 
 # System V IPC objects outlive the process that made them and their memory is charged to the container:
