@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from harness.core.version import __version__
+from harness.inputs.untrusted import Ceilings
 from harness.inputs.config import (BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings,
                                    default_base_image, parse_k_list)
 from harness.core.constants import (DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, PIN_CPUS, RESULTS_FILE, RUNTIMES,
@@ -134,6 +135,10 @@ def _evaluate_args(ev, verify: bool = False) -> None:
     ev.add_argument("--base-image", default=default_base_image(),
                     help="base image with python3 for passk's image (e.g. python:3.11-slim; env PASSK_BASE_IMAGE)")
     _environment_args(ev)
+    ev.add_argument("--ceiling", action="append", default=[], metavar="KEY=VALUE",
+                    help="the most a problem package or row may state, e.g. time_limit_s=120 or memory_mb=8192 "
+                         "(a value over its ceiling is refused, never clipped; see docs/limits.md; recorded in the "
+                         "manifest)")
     ev.add_argument("--bigcodebench-timeout-s", type=_positive(float), default=BigCodeBenchSettings.timeout_s,
                     help="BigCodeBench tasks (its BIGCODEBENCH_TIMEOUT_PER_TASK): the test suite's limit is max(this, "
                          "the ground truth's time) + 1 s; --timeout-s and --memory-mb do not apply to these tasks "
@@ -248,6 +253,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--executor", choices=EXECUTORS, default="local", help="local: this machine's Docker engine; ray: a Ray cluster")
     sv.add_argument("--ray-address", default=None, help="with --executor ray: the cluster to join")
     sv.add_argument("--python", choices=("auto", "cpython", "pypy"), default="auto", help="the Python that runs io programs")
+    sv.add_argument("--ceiling", action="append", default=[], metavar="KEY=VALUE",
+                    help="the most a preloaded package, an inline record or a request's limits may state, e.g. "
+                         "time_limit_s=120 (over it: refused, HTTP 400; see docs/limits.md)")
     sv.add_argument("--timeout-s", type=_positive(float), default=Limits.timeout_s,
                     help="a candidate's wall-clock limit where its request sets none")
     sv.add_argument("--memory-mb", type=_positive(int), default=1024,
@@ -286,13 +294,22 @@ def _environment_of(args) -> str | None:
     return args.requirements or args.environment
 
 
+_SIGNALS = {"seen": 0}
+
+
 def _interrupt(signum, frame):
-    raise KeyboardInterrupt
+    """The first stop lets the candidates running finish (a bounded grace), the second stops them now;
+    later ones are noted and do not interrupt the removal of the run's containers."""
+    _SIGNALS["seen"] += 1
+    if _SIGNALS["seen"] <= 2:
+        raise KeyboardInterrupt
+    print("passk: stopping; removing the run's containers", file=sys.stderr, flush=True)
 
 
 def _stop_cleanly_on_signals() -> None:
     """Ctrl-C and SIGTERM both stop cleanly: containers removed, finished rows kept."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _SIGNALS["seen"] = 0
+    signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
 
 
@@ -358,7 +375,8 @@ def _evaluate_config(args, samples: str) -> RunConfig:
                                   task_timeout_s=args.evalplus_timeout_per_task),
         bigcodebench=BigCodeBenchSettings(calibrated=not args.bigcodebench_original,
                                           timeout_s=args.bigcodebench_timeout_s),
-        check_ground_truth=args.check_ground_truth)
+        check_ground_truth=args.check_ground_truth,
+        ceilings=Ceilings.parse(args.ceiling))
 
 
 def cmd_evaluate(args) -> int:
@@ -536,7 +554,7 @@ def cmd_serve(args) -> int:
     from harness.serve.service import Service, ServiceOptions
     problems: dict = {}
     for path in args.problems:
-        for tid, problem in load_problems(path, args.problems_format).items():
+        for tid, problem in load_problems(path, args.problems_format, ceilings=Ceilings.parse(args.ceiling)).items():
             if tid in problems:
                 raise InputError(f"{path}: task {tid!r} is preloaded twice (from two --problems)")
             problems[tid] = problem
@@ -548,7 +566,7 @@ def cmd_serve(args) -> int:
                                python=args.python, pin_cpus=args.pin_cpus)
     options = ServiceOptions(max_queue=args.max_queue, deadline_s=args.deadline_s, max_candidates=args.max_candidates,
                              max_code_bytes=args.max_code_bytes, max_body_bytes=args.max_body_bytes,
-                             max_memory_mb=limits.memory_mb)
+                             max_memory_mb=limits.memory_mb, ceilings=Ceilings.parse(args.ceiling))
     service = Service(limits, settings, options, problems)
     serve(args.host, args.port, service, token=args.token, log_level=args.log_level, grace_s=args.grace_s)
     return 0

@@ -198,3 +198,54 @@ def test_a_program_larger_than_the_jobs_space_is_the_candidates_failure():
     assert (rows[0].status, rows[0].reason) == ("failed", "file_size_limit"), (rows[0].status, rows[0].reason, rows[0].detail)
     assert "does not fit" in rows[0].detail
     assert (rows[1].status, rows[1].reason) == ("passed", "tests_completed"), (rows[1].status, rows[1].reason)
+
+
+def _stop_drill(tmp_path, grace: str, signals: int):
+    """`passk evaluate` of candidates that sleep through a 60 s limit, stopped by SIGTERM (`signals` of
+    them, a second apart) once they run: (exit code, seconds from the first signal to the exit, stderr,
+    containers of the run left)."""
+    import signal
+    import time
+
+    import docker
+    problems = write_jsonl(tmp_path / "p.jsonl", [{"task_id": "poison", "prompt": "def f():\n", "entry_point": "f",
+                                                    "canonical_solution": "    return 1\n",
+                                                    "test": "def check(candidate):\n    assert candidate() == 1\n"}])
+    samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "poison", "completion": "    import time\n    time.sleep(120)\n"}] * 6)
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems), "--samples",
+                             str(samples), "--out", str(out), "--timeout-s", "60", "--workers", "2", "--no-progress"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PASSK_STOP_GRACE_S": grace})
+    client = docker.from_env()
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and not (out / "manifest.json").exists():
+        time.sleep(0.2)
+    time.sleep(4)   # the candidates run (they sleep through their limit)
+    t0 = time.monotonic()
+    for _ in range(signals):
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(1)
+    _, err = proc.communicate(timeout=120)
+    took = time.monotonic() - t0
+    run_id = json.loads((out / "manifest.json").read_text())["run_id"]
+    left = [c for c in client.containers.list(all=True, filters={"label": f"org.passk.run={run_id}"})]
+    return proc.returncode, took, err, left
+
+
+@pytest.mark.docker
+def test_a_stop_waits_a_bounded_grace_then_removes_every_container(tmp_path):
+    # regression (issue 43): SIGTERM printed `finishing the candidates already running…` and waited for
+    # them without end (a stop with long limits never stopped)
+    code, took, err, left = _stop_drill(tmp_path, "2", 1)
+    assert code == 130 and "Traceback" not in err, err
+    assert "at most 2 s" in err and took < 25, (took, err)
+    assert left == []
+
+
+@pytest.mark.docker
+def test_a_second_stop_does_not_wait_for_the_grace(tmp_path):
+    code, took, err, left = _stop_drill(tmp_path, "600", 2)
+    assert code == 130 and "Traceback" not in err, err
+    assert took < 30, (took, err)
+    assert left == []

@@ -400,3 +400,80 @@ def test_the_service_runs_on_a_ray_cluster():
     finally:
         out = s.stop()
     assert s.proc.returncode == 0, out
+
+
+def test_a_hostile_body_is_a_400_not_a_500():
+    # regressions (issue 43): 100,000 nested arrays and a lone surrogate in an inline record were HTTP 500;
+    # a request's limit of 1e9 s ran (HTTP 200 with an OverflowError)
+    import asyncio
+
+    from harness.serve.app import _Refused, _check_json, _read_json
+    from harness.serve.bodies import BadRequest, parse_limits
+
+    class Body:   # what _read_json reads of a request: its headers and its stream
+        headers: dict = {}
+
+        def __init__(self, raw):
+            self.raw = raw
+
+        async def stream(self):
+            yield self.raw
+
+    for raw in (b"[" * 100000 + b"]" * 100000, b"[" * 65 + b"]" * 65, b'{"a": "\\ud800"}', b'{"\\udfff": 1}'):
+        with pytest.raises(_Refused) as e:
+            asyncio.run(_read_json(Body(raw), 1 << 30))
+        assert e.value.code == 400
+    _check_json({"problem": {"record": {"x": [[["fine"]]]}}, "candidates": ["é"]})
+    for limits in ({"timeout_s": 1e9}, {"memory_mb": 10 ** 12}, {"output_bytes": 10 ** 15}, {"compile_timeout_s": 86400}):
+        with pytest.raises(BadRequest, match="ceiling"):
+            parse_limits({"limits": limits}, Limits())
+    assert parse_limits({"limits": {"timeout_s": 30}}, Limits()).timeout_s == 30
+
+
+@pytest.mark.docker
+def test_a_requests_deadline_ends_its_running_candidates():
+    # regression (issue 43): `deadline_s` cancelled only what had not started: two requests of day-long
+    # sleepers held both workers past their deadlines and honest requests behind them timed out
+    s = Server("--workers", "1", "--deadline-s", "600")
+    try:
+        run_id = s.health["run_id"]
+        sleeper = "import time\ntime.sleep(300)\ndef add(a, b):\n    return a + b\n"
+        t0 = time.monotonic()
+        rows = s.post("/v1/evaluate", {"problem": {"record": ADD}, "candidates": [sleeper, sleeper],
+                                       "limits": {"timeout_s": 60}, "deadline_s": 3})["rows"]
+        took = time.monotonic() - t0
+        assert [(r["status"], r["reason"]) for r in rows] == [("error", "deadline")] * 2
+        assert took < 30, took
+        honest = s.post("/v1/evaluate", {"problem": {"record": ADD}, "candidates": ["def add(a, b):\n    return a + b\n"]},
+                        timeout=120)["rows"]
+        assert [r["status"] for r in honest] == ["passed"]
+    finally:
+        out = s.stop(signal.SIGTERM)
+    assert s.proc.returncode == 0, out
+    assert _containers(run_id) == []
+
+
+@pytest.mark.docker
+def test_sigterm_after_the_grace_ends_the_running_candidates():
+    # regression (issue 43): after SIGTERM with --grace-s 5 the server still ran 30 s later
+    s = Server("--workers", "1", "--grace-s", "2")
+    run_id = s.health["run_id"]
+    sleeper = "import time\ntime.sleep(300)\ndef add(a, b):\n    return a + b\n"
+    t = threading.Thread(target=lambda: _swallow(lambda: s.post(
+        "/v1/evaluate", {"problem": {"record": ADD}, "candidates": [sleeper], "limits": {"timeout_s": 60}}, timeout=120)))
+    t.start()
+    time.sleep(3)
+    t0 = time.monotonic()
+    out = s.stop(signal.SIGTERM, timeout=60)
+    took = time.monotonic() - t0
+    t.join(60)
+    assert s.proc.returncode == 0, out
+    assert took < 20, (took, out)
+    assert _containers(run_id) == []
+
+
+def _swallow(call):
+    try:
+        call()
+    except OSError:
+        pass

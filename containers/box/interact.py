@@ -27,7 +27,7 @@ import time
 from .checkers import program_verdict
 from .layout import CANDIDATE_ENV, CANDIDATE_UID, CHECKER_UID
 from .procs import _uid_pids, kill_uid, run_delay_s
-from .verdicts import STALL_MIN_S, STALL_SHARE, feedback_files, interactive_verdict
+from .verdicts import feedback_files, interactive_verdict, waited_on_machine
 
 INTERACTOR_GRACE_S = 2.0    # how long the interactor may take to finish once the candidate has ended
 STDERR_LIMIT = 1 << 20       # the interactor's stderr file
@@ -267,8 +267,8 @@ def interact(io_job, case, checker, paths, feedback):
     facts = {"interactor_cpu_s": round(ru.ru_utime + ru.ru_stime, 6) if ru else None,
              "interactor_exit": code, "interactor_signal": sig, "interactor_first": inter_first}
     interactor = {"ended": ended, "first": inter_first, "verdict": None, "detail": "", "score": None,
-                  "stalled": (not ended and delay is not None
-                              and delay >= max(STALL_MIN_S, STALL_SHARE * (deadline - started)))}
+                  "stalled": not ended and bool(waited_on_machine(*(delay or (None, None)),
+                                                                   time.monotonic() - started))}
     if ended:
         interactor["verdict"], interactor["detail"], interactor["score"] = program_verdict(
             checker["protocol"], code, sig, b"", stderr, files)

@@ -133,9 +133,11 @@ def clean_ipc(uid):
 
 
 def run_delay_s(uid):
-    """Seconds the running tasks of `uid` have waited in a run queue for a CPU (the second field of
-    /proc/<pid>/task/<tid>/schedstat, in ns), or None where the kernel does not keep it (gVisor)."""
-    total, seen = 0, False
+    """(seconds the running tasks of `uid` waited in a run queue for a CPU, seconds they ran on one): the
+    second and first fields of /proc/<pid>/task/<tid>/schedstat, in ns; None where the kernel does not
+    keep them (gVisor). Both count: a machine's load makes a program wait while others run, a program's own
+    tasks (a fork bomb) make each other wait while they fill its CPUs."""
+    waited, ran, seen = 0, 0, False
     for pid in _uid_pids(uid):
         try:
             tids = os.listdir(f"/proc/{pid}/task")
@@ -145,8 +147,9 @@ def run_delay_s(uid):
             try:
                 with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
                     fields = f.read(200).split()
-                total += int(fields[1])
+                ran += int(fields[0])
+                waited += int(fields[1])
                 seen = True
             except (OSError, IndexError, ValueError):
                 continue
-    return round(total / 1e9, 3) if seen else None
+    return (round(waited / 1e9, 3), round(ran / 1e9, 3)) if seen else None

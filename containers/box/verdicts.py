@@ -18,6 +18,7 @@ from .protocol import SYNTAX_ERROR_EXIT
 
 STALL_MIN_S = 1.0            # run-queue delay below this never counts as a stall
 STALL_SHARE = 0.5            # ... nor one under this share of the time the program was off the CPU
+STALL_BUSY = 0.5             # ... nor one of a program whose own tasks ran this share of its wall clock
 OOM_SIGNS = (b"MemoryError", b"java.lang.OutOfMemoryError", b"JavaScript heap out of memory",
              b"runtime: out of memory", b"memory allocation of", b"std::bad_alloc", b"out of memory")
 # A judged test's verdicts, as judges name them; the first that is not "ok" labels the candidate.
@@ -31,16 +32,24 @@ FINAL = ("judge_error", "machine_stall")
 
 def stalled(report):
     """Whether the wall clock ended a run that the machine kept off the CPU: it was stopped by its backstop,
-    and its tasks waited at least STALL_MIN_S, and at least STALL_SHARE of the time they were not running,
-    in a run queue. None where the run's delay was not measured."""
+    its tasks waited at least STALL_MIN_S, and at least STALL_SHARE of the time they were not running, in a
+    run queue, while together they ran less than STALL_BUSY of the wall clock (tasks that fill their CPUs
+    keep each other waiting: a fork bomb's wait is its own). None where the run's delay was not measured."""
     if not report.get("timed_out"):
         return False
-    delay = report.get("run_delay_s")
+    return waited_on_machine(report.get("run_delay_s"), report.get("run_cpu_s"),
+                             max(0.0, (report.get("end") or 0.0) - (report.get("start") or 0.0)),
+                             report.get("cpu_s") or 0.0)
+
+
+def waited_on_machine(delay, ran, wall, cpu_s=0.0):
+    """The rule of stalled(), on measured figures: `delay` and `ran` the live tasks' run-queue wait and run
+    time (procs.run_delay_s), `wall` the run's wall clock, `cpu_s` its reaped CPU time."""
     if delay is None:
         return None
-    wall = max(0.0, (report.get("end") or 0.0) - (report.get("start") or 0.0))
-    off_cpu = max(0.0, wall - (report.get("cpu_s") or 0.0))
-    return delay >= STALL_MIN_S and delay >= STALL_SHARE * off_cpu
+    off_cpu = max(0.0, wall - cpu_s)
+    busy = ran is not None and ran >= STALL_BUSY * wall
+    return delay >= STALL_MIN_S and delay >= STALL_SHARE * off_cpu and not busy
 
 
 def stall_detail(report, what="the program"):

@@ -389,7 +389,8 @@ class Watcher:
                  "stdout_tail": out.tail(), "stderr_tail": err.tail(),
                  "stdout": capture.take() if io else None,
                  "memory_pressure": oom_before is not None and oom_after is not None and oom_after > oom_before,
-                 "clean": clean, "cleanup_s": report.get("cleanup_s") or 0.0, "run_delay_s": run_delay},
+                 "clean": clean, "cleanup_s": report.get("cleanup_s") or 0.0, "run_delay_s": run_delay[0] if run_delay else None,
+                 "run_cpu_s": run_delay[1] if run_delay else None},
                 credit, tests_done)
 
 

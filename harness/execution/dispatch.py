@@ -22,6 +22,20 @@ from harness.records.results import ResultRow
 EXECUTOR_CLASSES: dict[str, Callable[..., Executor]] = {"local": Evaluator, "ray": RayExecutor}
 
 
+STOP_GRACE_S = 10.0   # on a stop, how long the candidates already running may take to finish (their rows kept)
+
+
+def stop_grace_s() -> float:
+    """STOP_GRACE_S, or PASSK_STOP_GRACE_S when it is a number ≥ 0."""
+    import math
+    import os
+    try:
+        value = float(os.environ.get("PASSK_STOP_GRACE_S", STOP_GRACE_S))
+    except ValueError:
+        return STOP_GRACE_S
+    return value if math.isfinite(value) and value >= 0 else STOP_GRACE_S
+
+
 def make_executor(limits: Limits, settings: SandboxSettings, run_id: str) -> Executor:
     """The executor a run's settings ask for, not started."""
     return EXECUTOR_CLASSES[settings.executor](limits, settings, run_id=run_id)
@@ -62,8 +76,10 @@ def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: st
                 left -= 1
                 take(future)
         except KeyboardInterrupt:
-            bar.note("passk: interrupted; finishing the candidates already running…")
-            ev.interrupt()
+            grace = stop_grace_s()
+            bar.note(f"passk: interrupted; finishing the candidates already running (at most {grace:g} s; "
+                     "interrupt again to stop now)…")
+            ev.interrupt(grace)
             while True:  # every job that was running has finished: keep its row
                 try:
                     take(done.get_nowait())

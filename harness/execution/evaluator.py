@@ -14,9 +14,10 @@ from __future__ import annotations
 import concurrent.futures
 import queue
 import threading
+import time
 
 from harness.core.errors import InputError
-from harness.execution.executor import Executor, Slots, Stopped
+from harness.execution.executor import Aborted, Executor, Slots, Stopped
 from harness.execution.jobs import Job
 from harness.execution.pool import Lane, Pool
 from harness.execution.sandbox import get_backend
@@ -24,6 +25,7 @@ from harness.inputs.config import EvalPlusSettings, Limits, SandboxSettings
 from harness.records.results import ResultRow
 
 _STOP = object()
+CLOSE_WAIT_S = 2.0   # after an interrupt's grace, how long close() waits for a job before removing its container
 
 
 class Evaluator(Executor):
@@ -43,6 +45,7 @@ class Evaluator(Executor):
         self._backend = None
         self._pool: Pool | None = None
         self._interrupted = False
+        self._running: dict = {}   # future -> (lane, aborted event) of each job running
         self._slots = Slots(self.settings.workers)
         self._lanes: list[Lane] = []   # one per worker slot: the containers its jobs run in
 
@@ -85,28 +88,52 @@ class Evaluator(Executor):
                 self._pool.stop.set()
             for _ in self._threads:
                 self._queue.put(_STOP)
+            # After interrupt() (whose grace is over): a job still running after CLOSE_WAIT_S is stopped
+            # with its container (its row is not kept; a resumed run runs it again). Otherwise the jobs
+            # running end by their own limits.
+            deadline = time.monotonic() + CLOSE_WAIT_S if cancel and self._interrupted else None
             for t in self._threads:
-                t.join()
+                t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
             for lane in self._lanes:
                 lane.close()
+            for t in self._threads:   # their container is gone: a session's call ends at once
+                t.join(CLOSE_WAIT_S)
             self._pool.background.shutdown(wait=True)  # retired containers are removed before we return
         if self._backend is not None:
             self._backend.close()
 
     def interrupt(self, timeout: float = 60.0) -> None:
-        """After Ctrl-C: cancel what is queued and let what is running finish (their futures complete).
-        What is submitted afterwards is stopped at once."""
+        """After Ctrl-C: cancel what is queued and let what is running finish (their futures complete),
+        waiting at most `timeout` seconds in all (close() then stops what still runs). What is submitted
+        afterwards is stopped at once."""
+        deadline = time.monotonic() + timeout
         with self._lock:
             self._interrupted = True
         for sibling in list(self._siblings.values()):
-            sibling.interrupt(timeout)
+            sibling.interrupt(max(0.0, deadline - time.monotonic()))
         self._cancel_queued()
         if self._pool is not None:
             self._pool.stop.set()
         for _ in self._threads:
             self._queue.put(_STOP)
         for t in self._threads:
-            t.join(timeout)
+            t.join(max(0.0, deadline - time.monotonic()))
+
+    def abort(self, futures) -> int:
+        """End the jobs of `futures` that are running now (their containers killed: each future gets
+        Aborted, never a row) and cancel those queued. How many were running."""
+        hit = 0
+        for sibling in list(self._siblings.values()):
+            hit += sibling.abort(futures)
+        for f in futures:
+            f.cancel()
+            with self._lock:
+                held = self._running.get(f)
+            if held is not None:
+                held[1].set()
+                held[0].kill()
+                hit += 1
+        return hit
 
     # -- submitting ----------------------------------------------------------------------------
     def submit_job(self, job: Job) -> "concurrent.futures.Future[ResultRow]":
@@ -148,16 +175,24 @@ class Evaluator(Executor):
                 future.set_exception(self._fatal)
                 continue
             slot = self._slots.take()
+            lane, aborted = self._lanes[slot % len(self._lanes)], threading.Event()
+            with self._lock:
+                self._running[future] = (lane, aborted)
             try:
-                row = self._pool.run_one(job, self._lanes[slot % len(self._lanes)])
+                row = self._pool.run_one(job, lane, aborted)
             except BaseException as e:  # the sandbox cannot go on: every later job fails with it
                 self._fatal = self._fatal or e
                 future.set_exception(e)
                 self._cancel_queued()
                 continue
             finally:
+                with self._lock:
+                    self._running.pop(future, None)
                 self._slots.give(slot)
-            if row is None:
+            if row is None and aborted.is_set():
+                future.set_exception(Aborted("aborted while it ran (its request's deadline passed); its "
+                                             "container was removed"))
+            elif row is None:
                 future.set_exception(Stopped("stopped before it ran"))
             else:
                 future.set_result(row)

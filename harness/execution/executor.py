@@ -30,6 +30,10 @@ class Stopped(HarnessError):
     """The executor was stopped (Ctrl-C, close) before this job ran."""
 
 
+class Aborted(Stopped):
+    """The job was ended while it ran (Executor.abort: its request's deadline passed)."""
+
+
 class Slots:
     """The run's workers as numbered slots, shared by an executor and its siblings (other images): a job
     holds one while it runs, so that no more candidates run at once than there are workers, whichever image
@@ -94,6 +98,13 @@ class Executor(ABC):
     @abstractmethod
     def interrupt(self, timeout: float = 60.0) -> None:
         """After Ctrl-C: cancel what is queued and let what is running finish (their futures complete)."""
+
+    def abort(self, futures) -> int:
+        """End the jobs of `futures` now, running or queued (Aborted, or cancelled). How many were
+        running. An executor that cannot end a running job cancels the queued ones only."""
+        for f in futures:
+            f.cancel()
+        return 0
 
     @abstractmethod
     def close(self, cancel: bool = True) -> None:

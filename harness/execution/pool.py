@@ -167,7 +167,9 @@ class Pool:
                          json.dumps(job.problem.program_text(s.program, language)).encode(), b", ", extra, cached[2]))
         return {"id": ident, "limits": header}, line
 
-    def run_one(self, job: Job, lane: "Lane"):
+    def run_one(self, job: Job, lane: "Lane", aborted: threading.Event | None = None):
+        """The job's row; None when the run stops first, or when `aborted` is set while it runs (its
+        container is then killed by Lane.kill: no row, never a failed one)."""
         if job.sample.program is None:  # no code could be taken from the sample's text: failed, not dropped
             return self.make_row(job, {"status": "failed", "reason": "no_code",
                                        "detail": "no code block in the sample's text (extract_code is on)",
@@ -175,7 +177,7 @@ class Pool:
         last = ""
         stalls = 0
         for attempt in range(1, self.settings.max_attempts + 1):
-            if self.stop.is_set():
+            if self.stop.is_set() or (aborted is not None and aborted.is_set()):
                 return None
             try:
                 session = lane.session()
@@ -190,6 +192,8 @@ class Pool:
             except SandboxUnavailableError as e:
                 last = str(e)
                 lane.retire()
+                if aborted is not None and aborted.is_set():
+                    return None
                 if not self.backend.healthy():
                     raise HarnessError(f"the sandbox infrastructure stopped answering ({last})") from None
                 self._fault(last)
@@ -341,6 +345,12 @@ class Lane:
     def prepare_next(self) -> None:
         if self._next is None:
             self._next = self.background.submit(self._start)
+
+    def kill(self) -> None:
+        """From another thread: end the job the current session runs (its container is killed)."""
+        current = self._current
+        if current is not None:
+            current.kill()
 
     def retire(self) -> None:
         """Stop the current session (in the background) and have the next one starting."""

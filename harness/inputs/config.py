@@ -11,6 +11,7 @@ from harness.core.constants import (DEFAULT_BASE_IMAGE, DEFAULT_K, EXECUTORS, IS
                                     TEST_TRANSPORT_MB, TRANSPORTS)
 from harness.core.errors import InputError
 from harness.inputs.samples import SampleOptions
+from harness.inputs.untrusted import Ceilings, load_yaml
 
 
 @dataclass(frozen=True)
@@ -248,6 +249,7 @@ class RunConfig:
     evalplus: EvalPlusSettings = field(default_factory=EvalPlusSettings)  # HumanEval+ / MBPP+ time limits
     bigcodebench: BigCodeBenchSettings = field(default_factory=BigCodeBenchSettings)  # BigCodeBench's rule
     check_ground_truth: bool = False                  # run each task's canonical solution first and report
+    ceilings: Ceilings = field(default_factory=Ceilings)  # the most a package or a row may state (untrusted.py)
 
     def __post_init__(self):
         if not isinstance(self.check_ground_truth, bool):
@@ -287,7 +289,7 @@ def suggest(name: str, valid) -> str:
 # ------------------------------------------------------------------------------------------------
 TOP_KEYS = ("problems", "samples", "out", "k", "limits", "sandbox", "scoring", "calibration", "generation",
             "problems_format", "channel", "sample_options", "evalplus", "bigcodebench",
-            "check_ground_truth")
+            "check_ground_truth", "ceilings")
 SCORING_KEYS = ("k_policy", "selection", "seed", "bootstrap")
 
 
@@ -326,14 +328,7 @@ def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such file")
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as e:
-        raise InputError(f"{p}: not valid UTF-8 (byte {e.start})") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
-        raise InputError(f"{where}: invalid YAML ({getattr(e, 'problem', None) or e})") from None
+    data = load_yaml(p, p.read_bytes())   # bounded: size, depth, aliases
     if data is None:
         raise InputError(f"{p}: empty config")
     if not isinstance(data, dict):
@@ -396,6 +391,7 @@ def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
         evalplus=_section(EvalPlusSettings, data.get("evalplus") or {}, f"{p}: evalplus"),
         bigcodebench=_section(BigCodeBenchSettings, data.get("bigcodebench") or {}, f"{p}: bigcodebench"),
         check_ground_truth=data.get("check_ground_truth", False),
+        ceilings=_section(Ceilings, data.get("ceilings") or {}, f"{p}: ceilings"),
     )
 
 
@@ -422,4 +418,5 @@ def config_from_dict(config: dict) -> RunConfig:
                      sample_options=SampleOptions(**(config.get("sample_options") or {})),
                      evalplus=EvalPlusSettings(**(config.get("evalplus") or {})),
                      bigcodebench=BigCodeBenchSettings(**(config.get("bigcodebench") or {})),
-                     check_ground_truth=bool(config.get("check_ground_truth", False)))
+                     check_ground_truth=bool(config.get("check_ground_truth", False)),
+                     ceilings=Ceilings(**(config.get("ceilings") or {})))

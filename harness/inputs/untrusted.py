@@ -186,7 +186,7 @@ def load_yaml(path: Path, data: bytes, where: str | None = None):
             loader.dispose()
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
-        raise InputError(f"{where}:{mark.line + 1 if mark else '?'}: malformed YAML "
+        raise InputError(f"{where}:{mark.line + 1 if mark else '?'}: invalid YAML "
                          f"({shown(getattr(e, 'problem', None) or str(e))})") from None
     except RecursionError:
         raise InputError(f"{where}: YAML nested too deeply") from None

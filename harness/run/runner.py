@@ -149,11 +149,11 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     fmt = peek_format(cfg.problems, cfg.problems_format)
     if fmt == "bigcodebench":
         # what the problems need decides the image and the limits: read them before the sandbox starts
-        preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+        preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel, cfg.ceilings)
         cfg = bigcodebench_config(cfg, preloaded)
     elif fmt in JUDGED_FORMATS:
         # a judged problem's own limits size the containers (each job carries its own within them)
-        preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel)
+        preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel, cfg.ceilings)
         cfg = replace(cfg, limits=run_limits(cfg.limits, preloaded.values()))
         if cfg.sandbox.environment is None:
             cfg = replace(cfg, sandbox=replace(cfg.sandbox, environment="none"))
@@ -179,7 +179,7 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
         starting.start()
         started = starting.join
     try:
-        problems = apply_rule(preloaded or load_problems(cfg.problems, cfg.problems_format, cfg.channel),
+        problems = apply_rule(preloaded or load_problems(cfg.problems, cfg.problems_format, cfg.channel, cfg.ceilings),
                               cfg.bigcodebench)
         language = problems_language(problems)
         if language != settings.language:

@@ -54,9 +54,37 @@ async def _read_json(request: Request, limit: int):
             raise _Refused(413, f"the body is over the {limit} byte limit")
         chunks.append(chunk)
     try:
-        return json.loads(b"".join(chunks))
+        body = json.loads(b"".join(chunks))
     except (ValueError, UnicodeDecodeError) as e:
         raise _Refused(400, f"the body is not JSON: {e}"[:300]) from None
+    except RecursionError:
+        raise _Refused(400, "the body is nested too deeply") from None
+    _check_json(body)
+    return body
+
+
+JSON_DEPTH = 64   # arrays and objects nested in a request body, at most (real requests: a handful)
+
+
+def _check_json(body) -> None:
+    """A request body's structure, walked without recursion: nested at most JSON_DEPTH, and every string
+    (keys too) valid Unicode text (a lone surrogate such as \ud800 cannot be written as UTF-8)."""
+    stack = [(body, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _Refused(400, "the body holds a string that is not valid Unicode (a lone surrogate)") from None
+        elif isinstance(value, (list, dict)):
+            if depth > JSON_DEPTH:
+                raise _Refused(400, f"the body is nested more than {JSON_DEPTH} deep")
+            items = value.items() if isinstance(value, dict) else ((None, v) for v in value)
+            for k, v in items:
+                if k is not None:
+                    stack.append((k, depth))
+                stack.append((v, depth + 1))
 
 
 def row_dict(row, key, reward_mode: str) -> dict:
@@ -143,8 +171,11 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         return None
 
     def cancel(futures: list) -> None:
-        """Cancel what has not started, counting each candidate once however often it is asked."""
+        """Cancel what has not started and end what runs (its container killed: a request never holds a
+        worker past its deadline or its client), counting each candidate once however often it is asked."""
         cancelled = sum(1 for f in futures if not f.cancelled() and f.cancel())
+        if not all(f.done() for f in futures):
+            cancelled += service.abort(futures)
         with service.metrics.lock:
             service.metrics.cancelled += cancelled
 

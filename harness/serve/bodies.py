@@ -22,6 +22,7 @@ from harness.core.errors import InputError
 from harness.inputs.config import Limits
 from harness.inputs.problem import Problem
 from harness.inputs.problems import load_problems
+from harness.inputs.untrusted import DEFAULT_CEILINGS, Ceilings
 
 REWARDS = ("binary", "fraction", "score")
 # Formats read from a directory, not a row: a request cannot name a path on the service's machine.
@@ -62,8 +63,16 @@ def _number(where: str, value, *, whole: bool = False) -> float:
     return value
 
 
-def parse_limits(body: dict, base: Limits) -> Limits | None:
-    """A request's own limits (a subset of Limits' fields), on the service's; None when it sets none."""
+def _ceiling_of(key: str, ceilings: Ceilings) -> float:
+    """The most a request may ask for of one limit (--ceiling; untrusted.Ceilings)."""
+    return {"timeout_s": ceilings.time_limit_s, "cpu_time_s": ceilings.time_limit_s,
+            "memory_mb": ceilings.memory_mb, "compile_memory_mb": ceilings.memory_mb,
+            "output_bytes": ceilings.output_mb << 20, "compile_timeout_s": ceilings.compile_time_s}[key]
+
+
+def parse_limits(body: dict, base: Limits, ceilings: Ceilings = DEFAULT_CEILINGS) -> Limits | None:
+    """A request's own limits (a subset of Limits' fields), on the service's, each at most its ceiling
+    (over it: 400, never clipped); None when it sets none."""
     given = body.get("limits")
     if given is None:
         return None
@@ -74,6 +83,10 @@ def parse_limits(body: dict, base: Limits) -> Limits | None:
         raise BadRequest(f"limits: unknown field(s) {', '.join(unknown)}; a request may set {', '.join(REQUEST_LIMITS)}")
     whole = {f.name for f in fields(Limits) if f.type in ("int", int)}
     values = {k: _number(f"limits.{k}", v, whole=k in whole) for k, v in given.items()}
+    for k, v in values.items():
+        if v > _ceiling_of(k, ceilings):
+            raise BadRequest(f"limits.{k}: {v!r} is over the service's ceiling of {_ceiling_of(k, ceilings):g} "
+                             "(passk serve --ceiling raises it)")
     values = {k: int(v) if k in whole else float(v) for k, v in values.items()}
     try:
         return replace(base, **values)
@@ -81,7 +94,7 @@ def parse_limits(body: dict, base: Limits) -> Limits | None:
         raise BadRequest(f"limits: {e}") from None
 
 
-def load_inline(record, fmt) -> dict[str, Problem]:
+def load_inline(record, fmt, ceilings: Ceilings = DEFAULT_CEILINGS) -> dict[str, Problem]:
     """Problems from one record (or a list of records) in a format passk reads from a file of rows, read
     by that format's own reader from a private temporary file: a record cannot name a file to read."""
     if fmt is not None and not isinstance(fmt, str):
@@ -96,7 +109,7 @@ def load_inline(record, fmt) -> dict[str, Problem]:
         path = Path(tmp) / "problem.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
         try:
-            problems = load_problems(path, fmt)
+            problems = load_problems(path, fmt, ceilings=ceilings)
         except InputError as e:
             raise BadRequest("problem: " + str(e).replace(str(path), "record")) from None
     bad = [p.task_id for p in problems.values() if p.format in DIRECTORY_FORMATS]
@@ -105,7 +118,7 @@ def load_inline(record, fmt) -> dict[str, Problem]:
     return problems
 
 
-def parse_problem(body: dict, preloaded: dict[str, Problem]) -> Problem:
+def parse_problem(body: dict, preloaded: dict[str, Problem], ceilings: Ceilings = DEFAULT_CEILINGS) -> Problem:
     spec = body.get("problem")
     if not isinstance(spec, dict):
         raise BadRequest("problem must be an object: {\"id\": ...} or {\"record\": {...}, \"format\": ...}")
@@ -124,7 +137,7 @@ def parse_problem(body: dict, preloaded: dict[str, Problem]) -> Problem:
         if held is not None:
             _inline.move_to_end(key)
             return held
-    problems = load_inline(spec["record"], spec.get("format"))
+    problems = load_inline(spec["record"], spec.get("format"), ceilings)
     if len(problems) != 1:
         raise BadRequest(f"problem.record holds {len(problems)} problems; send one per request")
     problem = next(iter(problems.values()))
@@ -173,7 +186,8 @@ def parse_evaluate(body, preloaded: dict[str, Problem], base: Limits, options) -
     unknown = sorted(set(body) - {"problem", "candidates", "limits", "reward", "stream", "deadline_s"})
     if unknown:
         raise BadRequest(f"unknown field(s) {', '.join(unknown)}")
-    problem = parse_problem(body, preloaded)
+    ceilings = getattr(options, "ceilings", DEFAULT_CEILINGS)
+    problem = parse_problem(body, preloaded, ceilings)
     candidates = parse_candidates(body, options.max_candidates, options.max_code_bytes, problem)
     reward = body.get("reward", "binary")
     if reward not in REWARDS:
@@ -182,7 +196,7 @@ def parse_evaluate(body, preloaded: dict[str, Problem], base: Limits, options) -
     if not isinstance(stream, bool):
         raise BadRequest("stream must be true or false")
     deadline = min(float(_number("deadline_s", body.get("deadline_s", options.deadline_s))), options.deadline_s)
-    return EvaluateRequest(problem, candidates, parse_limits(body, base), reward, stream, deadline)
+    return EvaluateRequest(problem, candidates, parse_limits(body, base, ceilings), reward, stream, deadline)
 
 
 def reward_of(row, mode: str) -> float | None:

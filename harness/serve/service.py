@@ -15,7 +15,8 @@ import uuid
 from dataclasses import dataclass, field, replace
 
 from harness.core.errors import HarnessError, InputError
-from harness.execution.executor import Stopped
+from harness.execution.executor import Aborted, Stopped
+from harness.inputs.untrusted import DEFAULT_CEILINGS, Ceilings
 from harness.execution.evaluator import Evaluator
 from harness.execution.jobs import judge_limits
 from harness.inputs.config import Limits, SandboxSettings
@@ -108,6 +109,7 @@ class ServiceOptions:
     max_code_bytes: int = 1 << 20    # per candidate
     max_body_bytes: int = 64 << 20   # per request
     max_memory_mb: int = 4096        # the most a request may ask for (the containers are sized for it)
+    ceilings: Ceilings = DEFAULT_CEILINGS   # the most a request's limits or an inline record may state
 
 
 class Service:
@@ -157,10 +159,11 @@ class Service:
             return dict(self._executors)
 
     def close(self) -> None:
-        """A graceful stop: queued candidates are cancelled (their rows say so), running ones finish, every
-        container is removed."""
+        """The stop after the grace the requests in flight had: queued candidates are cancelled (their
+        rows say so), running ones are ended with their containers, every container is removed."""
         self.stopping = True
         for ex in self.executors().values():
+            ex.interrupt(0.0)
             ex.close(cancel=True)
         if self.settings.executor == "local":   # what an executor closed while the engine was away left behind
             from harness.execution.sandbox.docker import remove_runs
@@ -207,6 +210,10 @@ class Service:
         except (HarnessError, OSError) as e:
             raise Unavailable(f"the sandbox cannot run candidates now: {e}") from e
 
+    def abort(self, futures) -> int:
+        """End the candidates of `futures` that run now (and cancel the queued): how many were running."""
+        return sum(ex.abort(futures) for ex in list(self.executors().values()))
+
     def cap_limits(self, limits: Limits) -> Limits:
         """A request's limits within what the service's containers are sized for."""
         return replace(limits, memory_mb=min(int(limits.memory_mb), int(self.limits.memory_mb)),
@@ -225,6 +232,9 @@ class Service:
             error = future.exception()
             if error is None:
                 row = future.result()
+            elif isinstance(error, Aborted):
+                row = _error_row(problem, index, why_cancelled if why_cancelled != "not_run" else "deadline",
+                                 "the candidate was stopped while it ran: " + str(error))
             elif isinstance(error, Stopped):
                 row = _error_row(problem, index, "service_stopping", str(error))
             else:

@@ -29,6 +29,12 @@ class Session(ABC):
     def stop(self) -> None:
         """Remove the sandbox. Never raises."""
 
+    def kill(self) -> None:
+        """From another thread than the one in run(): end the sandbox now, so that run() raises
+        SandboxUnavailableError (a job aborted: its request's deadline passed). Never raises; stop() is
+        still called after."""
+        self.stop()
+
 
 class Backend(ABC):
     name: str

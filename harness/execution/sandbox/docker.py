@@ -405,6 +405,11 @@ class DockerSession(Session):
         self.jobs_run += 1
         return msg
 
+    def kill(self) -> None:
+        cid = self.container_id   # the container goes; its channel, read by run()'s thread, ends with it
+        if cid is not None:
+            self.backend.remove(cid)
+
     def stop(self) -> None:
         if self.channel is not None:
             self.channel.close()
