@@ -83,8 +83,9 @@ def passk(package: Path, out_dir: Path) -> dict:
                            "--quiet", "--k", "1", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
     try:
         entries = json.loads(proc.stdout)
-    except ValueError:
-        raise SystemExit(f"passk verify failed on {package}: {proc.stderr[-2000:]}") from None
+    except ValueError:   # the package refused (one line, exit 2) or the run failed: every submission differs
+        print(f"passk verify failed on {package}: {proc.stderr.strip()[-2000:]}", file=sys.stderr, flush=True)
+        return {}
     return {e["file"].split("/submissions/", 1)[1]: (kattis_verdict(e["status"], e["reason"]), e["language"] or "python",
                                                      e["status"], e["reason"], e["score"]) for e in entries}
 
@@ -97,11 +98,12 @@ def main() -> int:
     args = ap.parse_args()
     from harness.inputs.formats.kattis import packages
     found = [Path(p) for p in args.packages] or packages(ROOT / "problems" / "kattis")
-    rows, by_dir, by_lang = [], defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
+    rows, by_dir, by_lang, by_package = [], defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
     with tempfile.TemporaryDirectory() as tmp:
         for number, package in enumerate(found):
             pt = problemtools(args.verifyproblem, package)
             ours = passk(package, Path(tmp) / f"{number}-{package.name}")
+            print(f"{package.name}: problemtools judged {len(pt)}, passk {len(ours)}", file=sys.stderr, flush=True)
             # a scoring problem: problemtools' full score is what its accepted submissions get
             full = max((s for sub, (v, s) in pt.items() if sub.startswith("accepted/") and s is not None), default=None)
             for sub in sorted(set(pt) | set(ours)):
@@ -118,7 +120,7 @@ def main() -> int:
                              why or agree))
                 if why:
                     continue
-                for key, table in ((sub.split("/")[0], by_dir), (lang, by_lang)):
+                for key, table in ((sub.split("/")[0], by_dir), (lang, by_lang), (package.name, by_package)):
                     table[key][0] += agree
                     table[key][1] += 1
     lines = ["| package | submission | language | problemtools | passk | passk's label | agree |", "|---|---|---|---|---|---|---|"]
@@ -126,6 +128,7 @@ def main() -> int:
               f"{a if isinstance(a, str) else 'yes' if a else '**no**'} |" for p, s, lang, t, v, label, a in rows]
     lines += ["", "| expected verdict | agree |", "|---|---|"] + [f"| {k} | {a}/{n} |" for k, (a, n) in sorted(by_dir.items())]
     lines += ["", "| language | agree |", "|---|---|"] + [f"| {k} | {a}/{n} |" for k, (a, n) in sorted(by_lang.items())]
+    lines += ["", "| package | agree |", "|---|---|"] + [f"| {k} | {a}/{n} |" for k, (a, n) in sorted(by_package.items())]
     judged = [r for r in rows if not isinstance(r[-1], str)]
     agree = sum(1 for r in judged if r[-1])
     headline = (f"passk and problemtools agree on {agree} of the {len(judged)} submissions both judged, of "

@@ -56,6 +56,22 @@ class JudgeAttack:
         return self.runsc if runtime == "runsc" and self.runsc else (self.status, self.reason)
 
 
+BINARY_SEARCH = ("lo, hi = 1, int(input())\nwhile lo < hi:\n    mid = (lo + hi) // 2\n"
+                 "    print('?', mid, flush=True)\n    r = input()\n    if r == '=':\n        lo = hi = mid\n"
+                 "    elif r == '<':\n        hi = mid - 1\n    else:\n        lo = mid + 1\nprint('!', lo, flush=True)\n")
+# the guessing interactor, saying "correct" a moment after the candidate's answer, when the candidate has gone
+GUESS_CHATTY = Checker("kattis", language="python", files=(("chatty.py", """import sys, time
+secret = int(open(sys.argv[1]).read())
+print(100, flush=True)
+for line in sys.stdin:
+    kind, x = line.split()
+    if kind == "!":
+        time.sleep(0.3)
+        print("correct" if int(x) == secret else "wrong", flush=True)
+        sys.exit(42 if int(x) == secret else 43)
+    print("<" if secret < int(x) else ">" if secret > int(x) else "=", flush=True)
+sys.exit(43)
+"""),))
 FLOAT = Checker("default", ("float_tolerance", "1e-6"))
 GUESS = Checker("kattis", language="python", files=(("guess.py", GUESS_INTERACTOR),))
 FILES = ("input.txt", "output.txt")
@@ -124,6 +140,16 @@ JUDGE_ATTACKS = [
                 "    print('?', mid, flush=True)\n    r = input()\n    if r == '=':\n        lo = hi = mid\n"
                 "    elif r == '<':\n        hi = mid - 1\n    else:\n        lo = mid + 1\nprint('!', lo, flush=True)\n",
                 "passed", "tests_completed", tests=GUESS_TESTS, checker=GUESS, interactive=True),
+    # issue 43: the interactor's faults are the judge's; its last words after the candidate's end count
+    JudgeAttack("interactive: an interactor that reads one question and sleeps (honest candidate)",
+                BINARY_SEARCH, "error", "judge_error", tests=GUESS_TESTS, interactive=True,
+                checker=Checker("kattis", language="python", files=(("sleepy.py",
+                    "import sys, time\nprint(100, flush=True)\nsys.stdin.readline()\ntime.sleep(600)\n"),))),
+    JudgeAttack("interactive: an interactor that writes its last line after the candidate ended (honest)",
+                BINARY_SEARCH, "passed", "tests_completed", tests=GUESS_TESTS, checker=GUESS_CHATTY, interactive=True),
+    JudgeAttack("interactive: crashes on its first answer",
+                "n = int(input())\nprint('? 1', flush=True)\ninput()\nimport ctypes\nctypes.string_at(0)\n",
+                "failed", "runtime_error", tests=GUESS_TESTS, checker=GUESS, interactive=True),
     # a hostile problem: its checker runs in the sandbox, as its own user, with its own limits
     JudgeAttack("a checker that never ends", "a, b = map(int, input().split())\nprint(a + b)\n", "error", "judge_error",
                 checker=Checker("kattis", language="python", files=(("c.py", "while True:\n    pass\n"),), time_s=1.0)),

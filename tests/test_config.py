@@ -92,3 +92,28 @@ def test_shipped_configs_load():
     cfg = load_config(str(ROOT / "configs" / "demo.yaml"))
     assert cfg.problems.endswith("problems/demo/problems.jsonl") and cfg.generation["kind"] == "independent"
     assert load_config(str(ROOT / "configs" / "humaneval.yaml")).k == (1, 10, 100)
+
+
+def test_ceilings_come_from_the_config_and_the_command_line_and_are_recorded(tmp_path):
+    from harness.inputs.config import load_config
+    from harness.inputs.untrusted import Ceilings
+    p = _write(tmp_path, "problems: p\nsamples: s\nout: o\nceilings: {time_limit_s: 120, memory_mb: 8192}\n")
+    cfg = load_config(str(p))
+    assert cfg.ceilings.time_limit_s == 120 and cfg.ceilings.memory_mb == 8192
+    assert cfg.to_dict()["ceilings"]["time_limit_s"] == 120          # the manifest's config records them
+    assert Ceilings.parse(["tests=5", "output_mb=64"]).tests == 5
+    for bad in (["tests"], ["nope=1"], ["time_limit_s=x"], ["time_limit_s=-1"], ["time_limit_s=inf"]):
+        with pytest.raises(InputError):
+            Ceilings.parse(bad)
+    with pytest.raises(InputError, match="ceilings: unknown key 'time_limit'"):
+        load_config(str(_write(tmp_path, "problems: p\nsamples: s\nout: o\nceilings: {time_limit: 5}\n")))
+
+
+def test_a_config_alias_bomb_is_refused_not_expanded(tmp_path):
+    # regression (issue 43): a billion-laughs document held gigabytes and hung
+    from harness.inputs.config import load_config
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 9)]
+    p = _write(tmp_path, "\n".join(lines) + "\nproblems: p\nsamples: s\nout: o\n")
+    with pytest.raises(InputError, match="alias bomb"):
+        load_config(str(p))

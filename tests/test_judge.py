@@ -170,7 +170,7 @@ def test_a_kattis_package_is_told_apart_from_passks_layout(tmp_path):
     broken = tmp_path / "pkg"
     (broken / "data" / "secret").mkdir(parents=True)
     (broken / "problem.yaml").write_text("limits: [1\n")
-    with pytest.raises(InputError, match=r"problem.yaml:\d+: malformed YAML"):
+    with pytest.raises(InputError, match=r"problem.yaml:\d+: invalid YAML"):
         load_problems(broken)
     (broken / "problem.yaml").write_text("name: x\nvalidation: custom interactive\n")
     with pytest.raises(InputError, match="no output_validators/ directory"):

@@ -358,3 +358,43 @@ def test_a_compile_servers_replies_are_read_whole_and_a_server_that_holds_too_mu
         assert server.compile({"size": 7}, 30)["output"] == "xxxxx"   # the second reply, kept in order
     finally:
         server.stop()
+
+
+def test_a_machine_stall_is_told_from_a_programs_own_wait():
+    # regressions (issue 43): a wall-clock kill of an accepted program that waited for a CPU most of its
+    # 15 s (2.8 s of CPU) was its timed_out; a checker's fork bomb, whose tasks keep each other waiting,
+    # must stay its own fault, not the machine's
+    import importlib
+    v = importlib.import_module("harness.containers.box.verdicts")
+    assert v.waited_on_machine(10.0, 2.8, 15.0, 2.8) is True                  # others ran while it waited
+    assert v.waited_on_machine(40.0, 14.5, 15.0, 0.1) is False                # its own tasks filled the CPU
+    assert v.waited_on_machine(0.5, 0.1, 15.0, 0.1) is False                  # a short wait is never a stall
+    assert v.waited_on_machine(None, None, 15.0) is None                     # not measured (gVisor)
+    report = {"timed_out": True, "start": 0.0, "end": 15.0, "cpu_s": 2.8, "run_delay_s": 10.0, "run_cpu_s": 2.8,
+              "output_exceeded": False, "memory_exceeded": False, "memory_pressure": False, "exit_code": None,
+              "signal": "SIGKILL"}
+    assert v.stalled(report) and not v.stalled({**report, "timed_out": False})
+    label, _ = v.judged_label(report, {"timeout_s": 15.0, "cpu_time_s": 8, "memory_mb": 256}, 7.0)
+    assert label == "machine_stall" and v.REJECTIONS["machine_stall"] == "error"
+
+
+def test_an_interactive_verdict_blames_the_judge_for_the_judges_fault():
+    import importlib
+    v = importlib.import_module("harness.containers.box.verdicts")
+    limits = {"timeout_s": 3.0, "cpu_time_s": 2, "output_bytes": 1 << 20, "memory_mb": 256}
+    ok_run = {"timed_out": False, "start": 0.0, "end": 0.1, "cpu_s": 0.05, "exit_code": 0, "signal": None,
+              "stderr_tail": b"", "stdout_tail": b"", "output_exceeded": False, "memory_exceeded": False,
+              "memory_pressure": False}
+    ended = {"ended": True, "first": False, "verdict": "accepted", "detail": "", "score": None, "stalled": False}
+    assert v.interactive_verdict(ended, ok_run, limits, 1.0)[0] == "accepted"
+    # an interactor that reads one question and sleeps: a judge error, not the honest candidate's idleness
+    assert v.interactive_verdict({**ended, "ended": False}, ok_run, limits, 1.0)[0] == "judge_error"
+    assert v.interactive_verdict({**ended, "ended": False, "stalled": True}, ok_run, limits, 1.0)[0] == "machine_stall"
+    killed = {**ok_run, "timed_out": True, "end": 3.0, "cpu_s": 0.01, "exit_code": None, "signal": "SIGKILL"}
+    wrong = {**ended, "verdict": "wrong_answer", "detail": "the submission ended without an answer"}
+    # the interactor read the end of a candidate killed at its limit: the limit decides
+    assert v.interactive_verdict(wrong, killed, limits, 1.0)[0] == "idleness_limit"
+    # a wrong answer given before the candidate ended stands
+    assert v.interactive_verdict({**wrong, "first": True}, killed, limits, 1.0)[0] == "wrong_answer"
+    crashed = {**ok_run, "exit_code": 139, "signal": "SIGSEGV"}
+    assert v.interactive_verdict(wrong, crashed, limits, 1.0)[0] == "runtime_error"

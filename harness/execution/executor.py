@@ -26,6 +26,9 @@ from harness.inputs.samples import Sample
 from harness.records.results import ResultRow
 
 
+CHECKER_BUILD_S = 300.0   # a checker's, interactor's or build/run validator's build, at least this long
+
+
 class Stopped(HarnessError):
     """The executor was stopped (Ctrl-C, close) before this job ran."""
 
@@ -187,7 +190,11 @@ class Executor(ABC):
                           judge=JudgeSpec((JudgeTest("", ""),), 1.0, checker=checker, emit=emit))
         sample = Sample(problem.task_id, 0, checker_source(checker), "solution", "checker",
                         language="cpp" if checker.language == "buildrun" else checker.language)
-        row = self.submit_job(Job(problem, sample, replace(self.limits, timeout_s=max(self.limits.compile_timeout_s, 60.0)))).result()
+        # a package's validators are built once per run and may be large (two -O2 builds of a 90 KB header
+        # took 23 s on a quiet core): problemtools gives their build no time limit, passk CHECKER_BUILD_S
+        build_s = max(self.limits.compile_timeout_s, CHECKER_BUILD_S)
+        row = self.submit_job(Job(problem, sample, replace(self.limits, timeout_s=max(build_s, 60.0),
+                                                           compile_timeout_s=build_s))).result()
         if row.artifact is None:
             what = "does not build" if checker.language == "buildrun" else "does not compile"
             raise InputError(f"the checker ({checker.files[0][0]}) {what}: {row.reason}: {row.detail[:500]}")
