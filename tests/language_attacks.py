@@ -225,4 +225,4 @@ for _language, _programs in _MORE_TAMPERING.items():
     for _name in _programs:
         EXPECTED[_name] = {"passed"} if _name in DOCUMENTED else {"failed assertion", "failed no_tests",
                                                                    "failed runtime_error", "failed compile_error",
-                                                                   "failed output_rule"}
+                                                                   "failed output_rule", "failed exited_early"}

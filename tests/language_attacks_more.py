@@ -224,6 +224,10 @@ TAMPERING = {
         "selects_no_tests": "ARGV.replace(['--name=nothing_matches_this'])\n" + _W["ruby"][0] + _W["ruby"][1],
         "patches_assert_equal": "require 'test/unit'\nmodule Test::Unit::Assertions\n  def assert_equal(*args)\n  end\nend\n"
                                 + _W["ruby"][0] + _W["ruby"][1],
+        # MultiPL-E's rule (exit code 0) passes both: a top-level exit ends the program before the tests'
+        # `require` (none of them runs), an at_exit exit!(0) replaces the failed tests' status
+        "exits_at_top_level": _W["ruby"][0] + _W["ruby"][1] + "exit(0)\n",
+        "forges_its_status_at_exit": _W["ruby"][0] + _W["ruby"][1] + "at_exit { exit!(0) }\n",
     },
     "php": {
         "defines_the_tests_function": _W["php"][0] + _W["php"][1] + "function test(): void {}\n",

@@ -13,7 +13,7 @@ import pytest
 from harness.core.errors import InputError
 from harness.containers.box.checkers import default_validator, parse_default_flags, program_verdict
 from harness.inputs.judge import Checker, Group, JudgeSpec, JudgeTest, io_build, io_language, java_main_class
-from harness.scoring.grading import grade
+from harness.inputs.grading import grade
 
 ROOT = Path(__file__).resolve().parent.parent
 KATTIS = ROOT / "problems" / "kattis"

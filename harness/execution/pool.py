@@ -20,7 +20,7 @@ from harness.inputs.config import Limits, SandboxSettings
 from harness.inputs.environments import missing_hint
 from harness.records.manifest import now
 from harness.records.results import ResultRow
-from harness.scoring import grading
+from harness.inputs import grading
 
 # Errors the supervisor reports that are faults of the sandbox, not of the job: retried in a new container.
 RETRYABLE_REASONS = {"tester_died", "tester_fault"}
