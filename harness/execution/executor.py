@@ -197,7 +197,10 @@ class Executor(ABC):
                                                            compile_timeout_s=build_s))).result()
         if row.artifact is None:
             what = "does not build" if checker.language == "buildrun" else "does not compile"
-            raise InputError(f"the checker ({checker.files[0][0]}) {what}: {row.reason}: {row.detail[:500]}")
+            # a build's last line says why it stopped (its warnings come first)
+            last = next((line for line in reversed((row.stderr_tail or "").splitlines()) if line.strip()), "")
+            raise InputError(f"the checker ({checker.files[0][0]}) {what}: {row.reason}: {row.detail[:300]}"
+                             + (f" ... {last[:200]}" if last and last not in row.detail[:300] else ""))
         return row.artifact
 
     # -- what every executor checks ---------------------------------------------------------------

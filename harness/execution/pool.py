@@ -126,7 +126,10 @@ class Pool:
             raise HarnessError(f"{job.problem.task_id}: a checker program's job needs the program (Executor.checker_program)")
         limits = Limits(timeout_s=checker.time_s, memory_mb=checker.memory_mb, output_bytes=8 << 20,
                         cpus=self.base.cpus, pids=self.base.pids, tmpfs_mb=self.base.tmpfs_mb)
-        out["limits"] = {**self.backend.supervisor_limits(limits), "job_memory_kb": int(checker.memory_mb) * 1024}
+        # problemtools runs its validators with the stack unbounded: here, as large as their memory (a
+        # recursive validator of a real package had crashed with SIGSEGV at the default 8 MB)
+        out["limits"] = {**self.backend.supervisor_limits(limits), "job_memory_kb": int(checker.memory_mb) * 1024,
+                         "stack_bytes": int(checker.memory_mb) << 20}
         out["program"] = job.checker
         return out
 

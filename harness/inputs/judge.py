@@ -362,8 +362,10 @@ def _kattis_build(language, code, compile_limits, cpus, memory_mb, file_name, ru
 # with problemtools' flags for the language; a build/run directory runs its own build script there.
 CHECKER_COMPILE = {"cpp": ("g++", "-g", "-O2", "-std=gnu++23", "-static", "-o", "checker", "{files}"),
                    "c": ("gcc", "-g", "-O2", "-std=gnu17", "-static", "-o", "checker", "{files}", "-lm"),
-                   "buildrun": ("/bin/sh", "-c", "chmod u+x build && ./build && test -x run || "
-                                "{ echo 'the build script made no executable run' >&2; exit 1; }")}
+                   # a package's files arrive without their modes: build and run (the package's, or the one
+                   # its build writes) are made executable, as an archive's modes would have them
+                   "buildrun": ("/bin/sh", "-c", "chmod u+x build && ./build && { test ! -f run || chmod u+x run; } "
+                                "&& test -x run || { echo 'the build script made no executable run' >&2; exit 1; }")}
 CHECKER_GLOBS = {"cpp": ("*.cc", "*.C", "*.cpp", "*.cxx", "*.c++"), "c": ("*.c",), "buildrun": ()}
 
 
