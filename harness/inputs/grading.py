@@ -1,7 +1,7 @@
 """A judged problem's groups and score, from its row's per-test results: a fact of the problem's judge spec (its
 groups, their aggregation and points), not of pass@k, so the pool (which records a judged row's score) and a
-report or an audit (which recompute it) import it from here. A pure function of what was
-recorded (inputs/judge.py JudgeSpec, containers/box/judge.py).
+report or an audit (which recompute it) import it from here. A pure function of what was recorded
+(inputs/judge.py JudgeSpec, containers/box/judge.py).
 
 A test's value: accepted, the score its checker gave (Kattis's score.txt, as written) or its share of the
 group's points (the group's max_score over its tests for `sum`, all of it for `min`; the legacy
