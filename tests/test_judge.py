@@ -490,3 +490,44 @@ def test_audit_reruns_what_a_judged_problems_limits_decided(tmp_path):
     audit = json.loads(proc.stdout)
     flips = audit["relaxed"][0]["flips"]
     assert audit["limit_decided"] == 1 and [(f["from"], f["to"]) for f in flips] == [("timed_out", "passed")], proc.stderr
+
+
+DEEP_VALIDATOR = r"""
+#include <stdio.h>
+#include <stdlib.h>
+/* a validator that recurses 400,000 deep (about 40 MB of stack) before it judges, as NWERC 2023's
+   higherarithmetic's does: it needs a stack as large as its memory, not the 8 MB default */
+static long deep(long k) { volatile char pad[64]; pad[0] = (char)k; if (k == 0) return 0; return deep(k - 1) + (pad[0] & 1); }
+int main(int argc, char **argv) {
+    long n, a, b; FILE *in = fopen(argv[1], "r");
+    if (!in || fscanf(in, "%ld", &n) != 1) return 1;
+    if (deep(400000) < 0) return 1;
+    if (scanf("%ld %ld", &a, &b) != 2 || a < 1 || b < 1 || a + b != n) return 43;
+    return 42;
+}
+"""
+
+
+@pytest.mark.docker
+def test_a_build_run_validator_is_run_as_problemtools_runs_it(tmp_path):
+    # regressions (NWERC 2023's higherarithmetic): a package's files arrive without their modes, so a `run`
+    # the package ships was not executable after the build ('the build script made no executable run', the
+    # package refused); and a validator that recursed deeper than 8 MB of stack crashed with SIGSEGV, which
+    # made every submission judge_error
+    import shutil
+    package = tmp_path / "anypair"
+    shutil.copytree(KATTIS / "anypair", package)
+    shutil.rmtree(package / "output_validators" / "pair")
+    validator = package / "output_validators" / "deep"
+    validator.mkdir()
+    (validator / "deep.c").write_text(DEEP_VALIDATOR)
+    (validator / "build").write_text("#!/bin/sh\ngcc -O2 -o deep deep.c\n")
+    (validator / "run").write_text('#!/bin/sh\nexec "${0%/*}/deep" "$@"\n')
+    for name in ("build", "run", "deep.c"):
+        (validator / name).chmod(0o644)
+    out = tmp_path / "verify"
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "verify", str(package), "--out", str(out), "--quiet",
+                           "--k", "1", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    entries = json.loads(proc.stdout)
+    assert len(entries) == 4 and all(e["agrees"] for e in entries), entries
