@@ -58,11 +58,33 @@ def not_both(sub: str, theirs: str, ours: str) -> str | None:
     return None
 
 
+def for_problemtools(package: Path, tmp: str) -> Path:
+    """The package as problemtools is given it: unchanged, except that a legacy problem.yaml whose `name` is
+    a map of languages (NWERC 2023's, `name: {en: ...}`) has it as its English string in a copy, since
+    problemtools 1.20260907 refuses that package ('Input should be a valid string'). passk gets the package
+    unchanged."""
+    import shutil
+    import yaml
+    meta_file = package / "problem.yaml"
+    meta = yaml.safe_load(meta_file.read_text()) if meta_file.is_file() else None
+    if not (isinstance(meta, dict) and isinstance(meta.get("name"), dict) and "problem_format_version" not in meta):
+        return package
+    copy = Path(tmp) / package.name
+    shutil.copytree(package, copy, symlinks=True)
+    names = meta["name"]
+    meta["name"] = str(names.get("en", next(iter(names.values()))))
+    (copy / "problem.yaml").write_text(yaml.safe_dump(meta, allow_unicode=True))
+    print(f"{package.name}: problemtools is given a copy whose problem.yaml name is the string {meta['name']!r}",
+          file=sys.stderr, flush=True)
+    return copy
+
+
 def problemtools(verifyproblem: str, package: Path) -> dict:
     """{submissions/<dir>/<file>: verdict} as problemtools' verifyproblem gives them."""
     with tempfile.TemporaryDirectory() as conf:
         (Path(conf) / "problemtools").mkdir()
         (Path(conf) / "problemtools" / "languages.yaml").write_text(JAVA_17)
+        package = for_problemtools(package, conf)
         proc = subprocess.run([verifyproblem, str(package), "-p", "submissions"], capture_output=True, text=True,
                               env={**os.environ, "XDG_CONFIG_HOME": conf}, timeout=3600)
     out = {}
