@@ -454,6 +454,38 @@ def test_a_requests_deadline_ends_its_running_candidates():
 
 
 @pytest.mark.docker
+def test_a_deadline_that_passes_while_the_next_container_starts_still_ends_the_candidate():
+    # regression (issue 43, serve_drills' poison drill): two requests of sleepers with deadline_s 3 on two
+    # workers; the first request's were killed at its deadline, the second's were taken by the freed workers
+    # while their new containers started, so its abort found no container to kill: they ran their whole
+    # 60 s (`timed_out`, and the honest request behind them waited 63 s)
+    s = Server("--workers", "2", "--deadline-s", "600")
+    try:
+        sleeper = "import time\ntime.sleep(300)\ndef add(a, b):\n    return a + b\n"
+        got: dict = {}
+
+        def ask(i, deadline):
+            got[i] = s.post("/v1/evaluate", {"problem": {"record": ADD}, "candidates": [sleeper, sleeper],
+                                             "limits": {"timeout_s": 60}, "deadline_s": deadline}, timeout=200)["rows"]
+        threads = [threading.Thread(target=ask, args=(i, 3)) for i in range(2)]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        honest = s.post("/v1/evaluate", {"problem": {"record": ADD}, "candidates": ["def add(a, b):\n    return a + b\n"]},
+                        timeout=200)["rows"]
+        took = time.monotonic() - t0
+        for t in threads:
+            t.join(200)
+        assert [[(r["status"], r["reason"]) for r in got[i]] for i in (0, 1)] == [[("error", "deadline")] * 2] * 2
+        assert [r["status"] for r in honest] == ["passed"]
+        assert took < 40, took   # it was 63 s: the second request's sleepers ran their whole 60 s
+    finally:
+        out = s.stop(signal.SIGTERM)
+    assert s.proc.returncode == 0, out
+
+
+@pytest.mark.docker
 def test_sigterm_after_the_grace_ends_the_running_candidates():
     # regression (issue 43): after SIGTERM with --grace-s 5 the server still ran 30 s later
     s = Server("--workers", "1", "--grace-s", "2")

@@ -184,6 +184,10 @@ class Pool:
                 return None
             try:
                 session = lane.session()
+                # the session may have been starting (the lane's last container was killed or retired):
+                # an abort in that wait found no container to kill, so it is seen here, before the run
+                if aborted is not None and aborted.is_set():
+                    return None
                 result = session.run(*self.encoded(job))
                 while (result.get("status") == ERROR and result.get("reason") == "machine_stall"
                        and stalls < STALL_RERUNS and not self.stop.is_set()):
