@@ -10,7 +10,12 @@ got back and checks that nothing was lost or scored `failed` for what was not th
 - --docker-restart: dockerd is stopped and started again under the service while a batch runs (this machine's
   engine: every other container on it stops too). In-flight rows are `passed` or `error`, never `failed`;
   afterwards the service answers again with a new sandbox.
-- SIGTERM: in-flight work finishes, the process ends 0, no container of the service is left."""
+- SIGTERM: in-flight work finishes, the process ends 0, no container of the service is left;
+- poison (a second server, --workers 2 --grace-s 5): hostile bodies on both routes (100,000 nested arrays,
+  a lone surrogate in an inline record, limits of 1e9 s, 10^12 MB, a day's compile) are HTTP 400; two
+  requests of 300 s sleepers with deadline_s 3 end `error deadline` by their deadline and an honest request
+  behind them passes; then SIGTERM with sleepers in flight: exit 0 within the grace and the removal, no
+  container left."""
 
 from __future__ import annotations
 
@@ -45,6 +50,92 @@ def post(url, body, timeout=600):
             return a.status, json.loads(a.read()), a.headers
     except urllib.error.HTTPError as e:
         return e.code, json.loads(e.read() or b"{}"), e.headers
+
+
+def post_raw(url, raw: bytes, timeout=120):
+    req = urllib.request.Request(url, raw, {"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as a:
+            return a.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+SLEEPER = "import time\ntime.sleep(300)\ndef add(a, b):\n    return a + b\n"
+BOTH, OURS, FUSION = ("/v1/evaluate", "/run_code"), ("/v1/evaluate",), ("/run_code",)
+POISON_BODIES = [   # (what, routes, body)
+    ("100,000 nested arrays", BOTH, b"[" * 100000 + b"]" * 100000),
+    ("a lone surrogate in an inline record", OURS, json.dumps({"problem": {"record": {**ADD, "prompt": "\ud800"}},
+                                                               "candidates": [HONEST]}).encode()),
+    ("a lone surrogate in the code", FUSION, json.dumps({"code": "print(1)  # \ud800", "language": "python"}).encode()),
+    ("limits.timeout_s 1e9", OURS, json.dumps({"problem": {"record": ADD}, "candidates": [HONEST],
+                                               "limits": {"timeout_s": 1e9}}).encode()),
+    # /run_code holds SandboxFusion's contract: a finite run_timeout above passk's ceiling is cut to it (its clients
+    # send their own), a non-finite or non-positive one is refused
+    ("run_timeout Infinity", FUSION, b'{"code": "print(1)", "language": "python", "run_timeout": Infinity}'),
+    ("limits.memory_mb 10^12", OURS, json.dumps({"problem": {"record": ADD}, "candidates": [HONEST],
+                                                 "limits": {"memory_mb": 10 ** 12}}).encode()),
+    ("limits.compile_timeout_s a day", OURS, json.dumps({"problem": {"record": ADD}, "candidates": [HONEST],
+                                                         "limits": {"compile_timeout_s": 86400}}).encode()),
+]
+
+
+def poison(bad: list) -> None:
+    """The poison drill on its own server (see the module's docstring)."""
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc, health = start(port, "--workers", "2", "--grace-s", "5")
+    try:
+        for name, routes, raw in POISON_BODIES:
+            codes = {route: post_raw(url + route, raw) for route in routes}
+            print(f"poison: {name}: " + ", ".join(f"{r} HTTP {c}" for r, c in codes.items()))
+            bad += [f"poison {name}: {r} HTTP {c}" for r, c in codes.items() if c != 400]
+        held: dict = {}
+        poisoned = [threading.Thread(target=lambda i=i: held.setdefault(i, post(url + "/v1/evaluate", {
+            "problem": {"record": ADD}, "candidates": [SLEEPER, SLEEPER], "limits": {"timeout_s": 60}, "deadline_s": 3})))
+            for i in range(2)]
+        t0 = time.monotonic()
+        for t in poisoned:
+            t.start()
+        time.sleep(0.5)
+        code, body, _ = post(url + "/v1/evaluate", {"problem": {"record": ADD}, "candidates": [HONEST]}, timeout=120)
+        honest_s = time.monotonic() - t0
+        for t in poisoned:
+            t.join(120)
+        got = [statuses(held[i][1].get("rows", [])) for i in range(2)]
+        print(f"poison: two requests of 300 s sleepers with deadline_s 3: {got}; an honest request behind them: "
+              f"HTTP {code} {statuses(body.get('rows', []))} after {honest_s:.1f} s")
+        bad += [f"poison deadline: {g}" for g in got if g != {"error deadline": 2}]
+        bad += [] if code == 200 and statuses(body["rows"]) == {"passed tests_completed": 1} else ["poison: honest not passed"]
+        held = {}
+        t = threading.Thread(target=lambda: held.setdefault("a", _quiet_post(url + "/v1/evaluate", {
+            "problem": {"record": ADD}, "candidates": [SLEEPER] * 4, "limits": {"timeout_s": 60}})))
+        t.start()
+        time.sleep(3)
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(120)
+        except subprocess.TimeoutExpired:
+            pass
+        took = time.monotonic() - t0
+        t.join(60)
+        left = subprocess.run(["docker", "ps", "-aq", "--filter", f"label=org.passk.run={health['run_id']}-python"],
+                              capture_output=True, text=True).stdout.split()
+        print(f"poison: SIGTERM (--grace-s 5) with four 300 s sleepers in flight: exit {proc.poll()} in {took:.1f} s, "
+              f"the request got {held.get('a')}, containers left: {len(left)}")
+        bad += [] if proc.poll() == 0 and took < 30 and not left else ["poison SIGTERM: not clean"]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def _quiet_post(url, body):
+    try:
+        code, answer, _ = post(url, body, timeout=120)
+        return f"HTTP {code} {statuses(answer.get('rows', []))}" if code == 200 else f"HTTP {code}"
+    except OSError as e:
+        return f"no answer ({type(e).__name__})"
 
 
 def get(url):
@@ -163,6 +254,7 @@ def main() -> int:
     finally:
         if proc.poll() is None:
             proc.kill()
+    poison(bad)
     print("drills: " + ("all held" if not bad else "FAILED: " + "; ".join(bad)))
     return 0 if not bad else 1
 
