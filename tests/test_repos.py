@@ -1,9 +1,16 @@
 """Repository tasks' pure parts: what a patch touches, the runners' log parsers and SWE-bench's grading
 rule (no Docker)."""
 
+import json
+
+import pytest
+
+from harness.core.errors import InputError
 from harness.inputs.repos import parsers
 from harness.inputs.repos.grading import believable, grade, resolve
-from harness.inputs.repos.patches import modified_files, directives, touches_tests
+from harness.inputs.repos.patches import directives, modified_files, touches_tests
+from harness.inputs.repos.rows import EMPTY_PATCH, MAX_PATCH_BYTES, PATCH_TOO_LARGE, is_row, predictions, task_of, tasks
+from tests.conftest import ROOT
 
 PYTEST_LOG = """\
 ============================= test session starts ==============================
@@ -119,3 +126,73 @@ def test_a_status_swebench_does_not_know_counts_neither_way_unless_strict():
     report = grade(status, ["a", "b"], [])
     assert report.resolved and report.uncounted == ("b",)        # SWE-bench's own arithmetic
     assert not grade(status, ["a", "b"], [], strict=True).resolved
+
+
+# ---------------------------------------------------------------------------------------------------------
+# SWE-bench's rows and predictions
+# ---------------------------------------------------------------------------------------------------------
+
+ROW = {"instance_id": "acme__calc-7", "repo": "acme/calc", "base_commit": "a" * 40, "patch": PATCH,
+       "test_patch": "diff --git a/tests/test_calc.py b/tests/test_calc.py\n", "version": 1.1,
+       "FAIL_TO_PASS": json.dumps(["tests/test_calc.py::test_div"]), "PASS_TO_PASS": ["tests/test_calc.py::test_add"],
+       "environment_setup_commit": "b" * 40, "problem_statement": "division is wrong"}
+
+
+def test_a_swebench_row_is_read_as_it_is():
+    assert is_row(ROW) and not is_row({"task_id": "x"})
+    task = task_of("rows.jsonl:1", ROW)
+    assert (task.repo, task.version, task.fail_to_pass, task.pass_to_pass) == (
+        "acme/calc", "1.1", ("tests/test_calc.py::test_div",), ("tests/test_calc.py::test_add",))
+    assert task.extra == {"problem_statement": "division is wrong"}
+    with pytest.raises(InputError, match="duplicate instance_id"):
+        tasks([("a:1", ROW), ("a:2", ROW)])
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("instance_id", "../../etc", "instance_id"),
+    ("repo", "acme/../../x", "owner/name"),
+    ("repo", "acme", "owner/name"),
+    ("base_commit", "HEAD", "40 hex digits"),
+    ("base_commit", "--upload-pack=x" + "a" * 26, "40 hex digits"),
+    ("FAIL_TO_PASS", "[not json", "JSON string"),
+    ("PASS_TO_PASS", [1, 2], "list of test names"),
+    ("FAIL_TO_PASS", ["a\0b"], "no NUL"),
+    ("patch", ["x"], "a patch"),
+])
+def test_a_hostile_row_is_one_line_naming_the_field(key, value, message):
+    with pytest.raises(InputError, match=message) as e:
+        task_of("rows.jsonl:3", {**ROW, key: value})
+    assert str(e.value).startswith("rows.jsonl:3: ") and "\n" not in str(e.value)
+
+
+def test_predictions_in_both_of_swebenchs_files_keep_every_candidate(tmp_path):
+    preds = [{"instance_id": "acme__calc-7", "model_name_or_path": "m", "model_patch": PATCH},
+             {"instance_id": "acme__calc-7", "model_name_or_path": "m", "model_patch": PATCH},   # n = 2, not deduplicated
+             {"instance_id": "acme__calc-7", "model_name_or_path": "m", "model_patch": None},
+             {"instance_id": "acme__calc-7", "model_name_or_path": "m", "model_patch": "  \n"},
+             {"instance_id": "acme__calc-7", "model_name_or_path": "m", "model_patch": "x" * (MAX_PATCH_BYTES + 1)}]
+    jsonl = tmp_path / "all_preds.jsonl"
+    jsonl.write_text("".join(json.dumps(p) + "\n" for p in preds))
+    as_list = tmp_path / "preds.json"
+    as_list.write_text(json.dumps(preds[:3]))
+    keyed = tmp_path / "keyed" / "preds.json"
+    keyed.parent.mkdir()
+    keyed.write_text(json.dumps({"acme__calc-7": preds[2]}))
+    got = predictions(jsonl)
+    assert [p.problem for p in got] == [None, None, EMPTY_PATCH, EMPTY_PATCH, PATCH_TOO_LARGE]
+    assert got[0].patch == PATCH and got[2].patch is None
+    assert [p.problem for p in predictions(as_list)] == [None, None, EMPTY_PATCH]
+    assert [(p.instance_id, p.problem) for p in predictions(keyed)] == [("acme__calc-7", EMPTY_PATCH)]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"instance_id": "x"}\n')
+    with pytest.raises(InputError, match=r"bad.jsonl:1: missing field 'model_patch'"):
+        predictions(bad)
+
+
+def test_swebench_lite_rows_are_all_read():
+    swebench_rows = ROOT.parent / "shared" / "data" / "swe-bench"
+    if not swebench_rows.is_dir():
+        pytest.skip("SWE-bench Lite's rows are not on this machine")
+    records = [(f"{f.name}:{i}", json.loads(line)) for f in sorted(swebench_rows.glob("*.jsonl"))
+               for i, line in enumerate(f.read_text().splitlines(), 1)]
+    assert len(tasks(records)) == 323
