@@ -79,11 +79,44 @@ def sha256_path(path: Path) -> str:
         raise InputError(f"{path}: no such file")
     h = hashlib.sha256()
     if path.is_dir():
-        for f in sorted(p for p in path.rglob("*") if p.is_file()):
-            h.update(str(f.relative_to(path)).encode() + b"\0")
-            h.update(hashlib.sha256(f.read_bytes()).digest())
+        # a package is hostile: its links are hashed as links (their target's name), never followed off
+        # it; only regular files are read; the walk is a loop, so no depth of directories can exhaust it
+        for rel, kind, value in _tree(path):
+            h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + kind + b"\0")
+            h.update(value)
     else:
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(1 << 20), b""):
                 h.update(block)
     return h.hexdigest()
+
+
+def _tree(root: Path):
+    """(relative path, kind, digest or link target) of every entry under `root`, sorted, links not followed."""
+    import os
+    import stat
+    out, stack = [], [""]
+    while stack:
+        rel = stack.pop()
+        try:
+            names = os.listdir(os.path.join(root, rel) if rel else root)
+        except OSError:
+            continue
+        for name in names:
+            child = f"{rel}/{name}" if rel else name
+            full = os.path.join(root, child)
+            try:
+                st = os.lstat(full)
+            except OSError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                out.append((child, b"link", os.fsencode(os.readlink(full))))
+            elif stat.S_ISDIR(st.st_mode):
+                stack.append(child)
+            elif stat.S_ISREG(st.st_mode):
+                digest = hashlib.sha256()
+                with open(full, "rb") as f:
+                    for block in iter(lambda: f.read(1 << 20), b""):
+                        digest.update(block)
+                out.append((child, b"file", digest.digest()))
+    return sorted(out)

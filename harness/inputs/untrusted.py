@@ -89,17 +89,23 @@ def number(where: str, key: str, value, ceiling: float | None = None, *, integer
                 parsed = float(value.strip())
             except ValueError:
                 parsed = None
-            if parsed is not None and math.isfinite(parsed):
-                return number(where, key, parsed, ceiling, integer=integer, unit=unit, at_least=at_least)
+            if parsed is not None:   # checked as the number it states, shown as it was written
+                return _checked(where, key, parsed, value.strip(), ceiling, integer, unit, at_least)
         raise InputError(f"{where}: {key}: {shown(value)} (not a number)")
+    return _checked(where, key, value, value, ceiling, integer, unit, at_least)
+
+
+def _checked(where: str, key: str, value: float, written, ceiling, integer: bool, unit: str, at_least) -> float:
+    written = written if isinstance(written, str) else shown(written)
+    written = shown(written) if len(written) > SHOWN else written
     if not math.isfinite(value) or value <= 0:
-        raise InputError(f"{where}: {key}: {shown(value)} (must be a positive finite number)")
+        raise InputError(f"{where}: {key}: {written} (must be a positive finite number)")
     if integer and value != int(value):
-        raise InputError(f"{where}: {key}: {shown(value)} (must be a whole number)")
+        raise InputError(f"{where}: {key}: {written} (must be a whole number)")
     if at_least is not None and value < at_least:
-        raise InputError(f"{where}: {key}: {shown(value)} (must be at least {at_least:g}{unit})")
+        raise InputError(f"{where}: {key}: {written} (must be at least {at_least:g}{unit})")
     if ceiling is not None and value > ceiling:
-        raise InputError(f"{where}: {key}: {shown(value)} (over the ceiling of {ceiling:g}{unit}; raise it with "
+        raise InputError(f"{where}: {key}: {written} (over the ceiling of {ceiling:g}{unit}; raise it with "
                          f"--ceiling, or the run config's ceilings:, if the problem really needs it)")
     return int(value) if integer else float(value)
 
@@ -223,7 +229,8 @@ class Package:
 
     def resolve(self, path: Path, kind: str = "file") -> Path:
         """The real path of `path` (given inside the package), refused when it leads out of the package,
-        into /proc, or is not a regular file (kind "file") or a directory (kind "dir")."""
+        into /proc, or is not a regular file (kind "file") or a directory (kind "dir"); kind "any" checks
+        only where it leads."""
         real = Path(os.path.realpath(path))
         if _under_proc(real):
             raise InputError(f"{self.where(path)}: a link into /{real.parts[1]} is refused")
@@ -233,6 +240,8 @@ class Package:
             st = os.stat(real)
         except OSError as e:
             raise InputError(f"{self.where(path)}: cannot be read ({e.strerror or e})") from None
+        if kind == "any":
+            return real
         if kind == "dir":
             if not stat.S_ISDIR(st.st_mode):
                 raise InputError(f"{self.where(path)}: not a directory")
@@ -251,7 +260,9 @@ class Package:
         if not os.path.lexists(path):
             return False
         if os.path.islink(path):
-            self.resolve(path, "dir")   # refused when it leads out; else it is a directory of the package
+            # refused when it leads out; else whatever it names inside the package (a file linked to
+            # another file of the package is a file, as problemtools' own examples have them)
+            self.resolve(path, "any")
         return os.path.isdir(path)
 
     def read_bytes(self, path: Path, limit: int | None = None, data: bool = False) -> bytes:
