@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 PT_LINE = re.compile(r"^(?:ERROR\s+|\s+)(?P<sub>[\w.+-]+/\S+) \((?P<lang>[^)]*(?:\([^)]*\))?[^)]*)\)"
                      r"(?: OK(?: with extra time)?: | got )(?P<verdict>[A-Z]+)(?: \((?P<score>[-\d.]+)\))?")
 PT_COMPILE = re.compile(r"^ERROR Compile error for (?P<sub>[\w.+-]+/\S+) \(")
+PT_LICENSES = ("unknown", "public domain", "cc0", "cc by", "cc by-sa", "educational", "permission")
 JAVA_17 = ("java:\n    compile: 'javac -encoding UTF-8 -sourcepath {path} -d {path} {files}'\n")
 
 
@@ -59,22 +60,37 @@ def not_both(sub: str, theirs: str, ours: str) -> str | None:
 
 
 def for_problemtools(package: Path, tmp: str) -> Path:
-    """The package as problemtools is given it: unchanged, except that a legacy problem.yaml whose `name` is
-    a map of languages (NWERC 2023's, `name: {en: ...}`) has it as its English string in a copy, since
-    problemtools 1.20260907 refuses that package ('Input should be a valid string'). passk gets the package
-    unchanged."""
+    """The package as problemtools is given it: unchanged, except for two metadata fields of legacy
+    problem.yaml files that problemtools 1.20260907's schema refuses while contests' own judges take them, in
+    a copy: a `name` that is a map of languages (NWERC 2023's, `name: {en: ...}`) becomes its English (or
+    first) string ('Input should be a valid string'); a `uuid` that is not a UUID (KARWa's, a problem
+    letter) and a `license` outside its list (KARWa's `mit`) are left out ('Input should be a valid UUID',
+    "Input should be 'unknown', ..."). None of them is read by a judge. passk gets the package unchanged."""
     import shutil
+    import uuid
     import yaml
     meta_file = package / "problem.yaml"
     meta = yaml.safe_load(meta_file.read_text()) if meta_file.is_file() else None
-    if not (isinstance(meta, dict) and isinstance(meta.get("name"), dict) and "problem_format_version" not in meta):
+    if not isinstance(meta, dict) or "problem_format_version" in meta:
+        return package
+    changes = []
+    if isinstance(meta.get("name"), dict):
+        names = meta["name"]
+        meta["name"] = str(names.get("en", next(iter(names.values()))))
+        changes.append(f"name is the string {meta['name']!r}")
+    if "uuid" in meta:
+        try:
+            uuid.UUID(str(meta["uuid"]))
+        except ValueError:
+            changes.append(f"uuid {meta.pop('uuid')!r} (not a UUID) is left out")
+    if "license" in meta and str(meta["license"]).lower() not in PT_LICENSES:
+        changes.append(f"license {meta.pop('license')!r} (not one of problemtools' list) is left out")
+    if not changes:
         return package
     copy = Path(tmp) / package.name
     shutil.copytree(package, copy, symlinks=True)
-    names = meta["name"]
-    meta["name"] = str(names.get("en", next(iter(names.values()))))
     (copy / "problem.yaml").write_text(yaml.safe_dump(meta, allow_unicode=True))
-    print(f"{package.name}: problemtools is given a copy whose problem.yaml name is the string {meta['name']!r}",
+    print(f"{package.name}: problemtools is given a copy whose problem.yaml " + "; ".join(changes),
           file=sys.stderr, flush=True)
     return copy
 

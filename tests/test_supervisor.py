@@ -398,3 +398,17 @@ def test_an_interactive_verdict_blames_the_judge_for_the_judges_fault():
     assert v.interactive_verdict({**wrong, "first": True}, killed, limits, 1.0)[0] == "wrong_answer"
     crashed = {**ok_run, "exit_code": 139, "signal": "SIGSEGV"}
     assert v.interactive_verdict(wrong, crashed, limits, 1.0)[0] == "runtime_error"
+
+
+def test_cpu_time_over_the_limit_is_the_time_limit_whatever_followed():
+    # regression (issue 43): KARWa 2024's bombe, time_limit_exceeded/christophe_dict.py (PyPy), used 2.28 s of
+    # CPU under a 1.5 s limit and then 1068 MB of its 1024: passk said memory_limit, problemtools TLE (its
+    # runner, as DOMjudge's, looks at the time first); a memory kill within the time stays memory_limit
+    import importlib
+    v = importlib.import_module("harness.containers.box.verdicts")
+    limits = {"timeout_s": 4.0, "cpu_time_s": 3, "memory_mb": 1024, "output_bytes": 1 << 20}
+    oom = {"timed_out": False, "start": 0.0, "end": 2.3, "cpu_s": 2.28, "exit_code": None, "signal": "SIGKILL",
+           "stderr_tail": b"", "stdout_tail": b"", "output_exceeded": False, "memory_exceeded": True,
+           "memory_pressure": False, "peak_memory_kb": 1094320}
+    assert v.judged_label(oom, limits, 1.5)[0] == "time_limit"
+    assert v.judged_label({**oom, "cpu_s": 0.9}, limits, 1.5)[0] == "memory_limit"

@@ -65,16 +65,18 @@ def judged_label(report, limits, time_limit_s):
     cpu = report.get("cpu_s")
     if report["output_exceeded"]:
         return "output_limit", f"wrote more than {limits['output_bytes']} bytes"
-    peak = max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)
-    if report.get("memory_exceeded") or report["memory_pressure"] or peak > limits["memory_mb"] * 1024:
-        # the watch (every 5 ms), the container's OOM killer, or the peak the kernel kept (ru_maxrss): a
-        # program that touched more than its limit between two looks still used it, as judges count peaks
-        return "memory_limit", f"used more than {limits['memory_mb']} MB (peak {peak // 1024} MB)"
+    # CPU time over the limit is the time limit, whatever the program did after it (ran out of memory,
+    # crashed): judges look at the time first (problemtools' and DOMjudge's runners: TLE before RTE)
     if report["signal"] == "SIGXCPU":
         return "time_limit", f"stopped by the CPU backstop after {cpu if cpu is not None else '?'} s of CPU " \
             f"(the limit is {time_limit_s:g} s)"
     if cpu is not None and cpu > time_limit_s:
         return "time_limit", f"used {cpu:g} s of CPU, over the {time_limit_s:g} s limit"
+    peak = max(report.get("job_memory_peak_kb") or 0, report.get("peak_memory_kb") or 0)
+    if report.get("memory_exceeded") or report["memory_pressure"] or peak > limits["memory_mb"] * 1024:
+        # the watch (every 5 ms), the container's OOM killer, or the peak the kernel kept (ru_maxrss): a
+        # program that touched more than its limit between two looks still used it, as judges count peaks
+        return "memory_limit", f"used more than {limits['memory_mb']} MB (peak {peak // 1024} MB)"
     if report["timed_out"]:
         if stalled(report):
             return "machine_stall", stall_detail(report)

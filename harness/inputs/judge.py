@@ -142,7 +142,7 @@ _GO_ENV = {"GOCACHE": "{dir}/.gocache", "GOPATH": "{dir}/.gopath", "GOPROXY": "o
            "GO111MODULE": "auto", "CGO_ENABLED": "0"}
 
 IO_LANGUAGES = {lang.name: lang for lang in (
-    IoLanguage("python", ("python", "python3", "py", "py3", "cpython"), (".py",), "python", "program.py", None, ()),
+    IoLanguage("python", ("python", "python3", "py", "py3", "cpython"), (".py", ".py3"), "python", "program.py", None, ()),
     IoLanguage("pypy", ("pypy", "pypy3"), (), "pypy", "main.py", None, ("pypy3", "main.py")),
     IoLanguage("c", ("c", "gnu c", "gnu c11"), (".c",), "cpp", "main.c",
                ("gcc", "-O2", "-std=gnu17", "-DONLINE_JUDGE", "-o", "main", "main.c", "-lm"), ("./main",)),
