@@ -12,7 +12,7 @@ from pathlib import Path
 
 from harness.core.version import __version__
 from harness.inputs.untrusted import Ceilings
-from harness.inputs.config import (BigCodeBenchSettings, EvalPlusSettings, Limits, RunConfig, SandboxSettings,
+from harness.inputs.config import (BigCodeBenchSettings, EvalPlusSettings, Limits, RepoSettings, RunConfig, SandboxSettings,
                                    default_base_image, parse_k_list)
 from harness.core.constants import (DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, PIN_CPUS, RESULTS_FILE, RUNTIMES,
                                     TRANSPORTS)
@@ -150,6 +150,20 @@ def _evaluate_args(ev, verify: bool = False) -> None:
     ev.add_argument("--bigcodebench-original", action="store_true",
                     help="BigCodeBench tasks: run each program as it is, not after the task's code_prompt and `pass` "
                          "(BigCodeBench's default, calibrated, is passk's)")
+    ev.add_argument("--repos", default=None, metavar="DIR",
+                    help="repository tasks (SWE-bench rows): the repositories, at DIR/<owner>/<name> (a clone or a bare "
+                         "mirror, e.g. `git clone --mirror`); nothing is fetched while a run evaluates")
+    ev.add_argument("--repo-specs", default=None, metavar="FILE",
+                    help="repository tasks: more environment specifications (a JSON file shaped as passk's "
+                         "harness/inputs/repos/specs.json, which holds SWE-bench 4.1.0's)")
+    ev.add_argument("--repo-timeout-s", type=_positive(float), default=RepoSettings.timeout_s,
+                    help="repository tasks: the wall clock of one candidate's whole evaluation (the harness's default)")
+    ev.add_argument("--repo-memory-mb", type=_positive(int), default=RepoSettings.memory_mb,
+                    help="repository tasks: the memory of one candidate's install and tests, in MB")
+    ev.add_argument("--strict-tests", action="store_true",
+                    help="repository tasks: refuse a patch that touches the tests or what runs them (failed "
+                         "test_tampering), and grade on the runner's own report where it writes one; the default "
+                         "grades as SWE-bench's harness does, and flags such a patch on its row")
     ev.add_argument("--min-time-limit", type=_positive(float), default=EvalPlusSettings.min_time_limit_s,
                     help="HumanEval+/MBPP+ (EvalPlus's option): the floor of an input's time limit, in seconds; an "
                          "input's limit is max(this, --gt-time-limit-factor x the ground truth's time on it), and "
@@ -376,7 +390,9 @@ def _evaluate_config(args, samples: str) -> RunConfig:
         bigcodebench=BigCodeBenchSettings(calibrated=not args.bigcodebench_original,
                                           timeout_s=args.bigcodebench_timeout_s),
         check_ground_truth=args.check_ground_truth,
-        ceilings=Ceilings.parse(args.ceiling))
+        ceilings=Ceilings.parse(args.ceiling),
+        repos=RepoSettings(dir=args.repos, specs=args.repo_specs, timeout_s=args.repo_timeout_s,
+                           memory_mb=args.repo_memory_mb, strict_tests=args.strict_tests))
 
 
 def cmd_evaluate(args) -> int:

@@ -40,7 +40,10 @@ STATUSES = (PASSED, FAILED, TIMED_OUT, ERROR)
 #               code (as in every in-process harness), never by exit code 0, output or an early exit.
 #   io          the program reads each test's input on stdin; the supervisor (root) compares its
 #               stdout with the expected output, which no process of the candidate's ever holds.
-CHANNELS = ("proxy", "in_process", "io")
+#   repo        a patch to a repository, judged by the repository's own tests (box/repo.py): the tests run
+#               in the patched code's process, so a patch can reach what they report; the exit status comes
+#               from the forkserver, and the host grades the log against it and the runner's own report.
+CHANNELS = ("proxy", "in_process", "io", "repo")
 
 # How the tests of the proxy and in_process channels start:
 #   check     the test code defines check(candidate); it is called with the entry point (HumanEval)

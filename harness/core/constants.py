@@ -22,6 +22,7 @@ RESULTS_FILE = "results.jsonl"
 SCORE_FILE = "score.json"
 MANIFEST_FILE = "manifest.json"
 GROUND_TRUTH_FILE = "groundtruth.json.gz"   # EvalPlus problems: the ground truth's outputs and times
+LOGS_DIR = "logs"                           # repository tasks: each candidate's test log, logs/<task>/<index>.log
 
 # Docker objects.
 IMAGE_REPOSITORY = "passk-sandbox"

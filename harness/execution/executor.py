@@ -127,6 +127,8 @@ class Executor(ABC):
         spec = job.problem.judge
         if spec is not None and spec.checker.protocol not in SUPERVISOR_PROTOCOLS and not spec.emit and job.checker is None:
             job = replace(job, checker=self.checker_program(spec.checker))
+        if job.problem.channel == "repo":
+            return self._repo_sibling(job), job
         if job.problem.channel != "io":
             return None, job
         image = image_of(job.language(self.settings.io_python))
@@ -141,6 +143,26 @@ class Executor(ABC):
                                                              run_id=self.run_id, evalplus=self.evalplus)
                 sibling._share_slots(self)
         return sibling, job
+
+    def _repo_sibling(self, job: Job) -> "Executor":
+        """The executor of a repository task's environment (one image per environment): made on first use,
+        with the task's own limits, a fresh container per candidate, within this executor's slots."""
+        from harness.inputs.repos.environment import to_settings
+        task = job.problem.repo
+        if self.settings.repo_environment is not None and self.settings.repo_environment.get("key") == task.env.key:
+            return None
+        key = "repo:" + task.env.key
+        with self._lock:
+            sibling = self._siblings.get(key)
+            if sibling is None:
+                if self._closed:
+                    raise HarnessError(f"this {self._noun} is closed")
+                settings = replace(self.settings, isolation="fresh", language=None, environment="none",
+                                   repo_environment=to_settings(task.env, task.repos_dir))
+                sibling = self._siblings[key] = type(self)(task.limits, settings, run_id=self.run_id,
+                                                           evalplus=self.evalplus)
+                sibling._share_slots(self)
+        return sibling
 
     def _share_slots(self, parent: "Executor") -> None:
         """A sibling runs its jobs within its parent's slots: as many candidates at once as the run's

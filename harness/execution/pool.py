@@ -21,6 +21,7 @@ from harness.inputs.environments import missing_hint
 from harness.records.manifest import now
 from harness.records.results import ResultRow
 from harness.inputs import grading
+from harness.inputs.repos import verdict as repo_verdict
 
 # Errors the supervisor reports that are faults of the sandbox, not of the job: retried in a new container.
 RETRYABLE_REASONS = {"tester_died", "tester_fault"}
@@ -72,6 +73,8 @@ class Pool:
         """The limits a job runs under: its own, a judged problem's (inputs/judge.py), or the run's."""
         if job.limits is not None:
             return job.limits
+        if job.problem.channel == "repo":
+            return job.problem.repo.limits
         if job.problem.judge is not None:
             return judge_limits(self.base, job.problem.judge)
         return self.base
@@ -82,7 +85,9 @@ class Pool:
         p = job.problem
         limits = self.limits_for(job)
         out = {"channel": p.channel, "limits": self.backend.supervisor_limits(limits)}
-        if p.channel == "io":
+        if p.channel == "repo":
+            out["repo"] = p.repo.job_part(base64.b64encode(p.repo.tree.path.read_bytes()).decode())
+        elif p.channel == "io":
             spec = p.judge
             if spec is None:
                 out.update(tests=[{"input": i, "output": o} for i, o in p.tests], compare=p.compare, runner=p.runner)
@@ -173,6 +178,9 @@ class Pool:
     def run_one(self, job: Job, lane: "Lane", aborted: threading.Event | None = None):
         """The job's row; None when the run stops first, or when `aborted` is set while it runs (its
         container is then killed by Lane.kill: no row, never a failed one)."""
+        refused = repo_verdict.before_running(job.problem.repo, job.sample) if job.problem.channel == "repo" else None
+        if refused is not None:   # an empty, oversized or (strict) test-touching patch: failed, never skipped
+            return self.make_row(job, refused, 1)
         if job.sample.program is None:  # no code could be taken from the sample's text: failed, not dropped
             return self.make_row(job, {"status": "failed", "reason": "no_code",
                                        "detail": "no code block in the sample's text (extract_code is on)",
@@ -276,6 +284,8 @@ class Pool:
         if isinstance(result.get("artifact_files_b64"), dict) and spec is not None and spec.emit == "*":
             row.artifact = {str(k): base64.b64decode(v) for k, v in result["artifact_files_b64"].items()
                             if isinstance(v, str)}
+        if job.problem.channel == "repo":   # graded here, from the log and the runner's report (inputs/repos)
+            repo_verdict.apply(row, job.problem.repo, job.sample, result)
         base_status = result.get("base_status")
         row.base_status = base_status if base_status in (PASSED, FAILED, TIMED_OUT) else None
         if isinstance(result.get("truth"), dict) and job.differential is not None and job.differential.get("mode") == "truth":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 
 from harness.core.constants import (DEFAULT_BASE_IMAGE, DEFAULT_K, EXECUTORS, ISOLATIONS, PIN_CPUS, RUNTIMES,
                                     TEST_TRANSPORT_MB, TRANSPORTS)
@@ -138,6 +138,9 @@ class SandboxSettings:
     # problem's format assumes: PyPy for a Kattis package, whose limits are set for it; CPython otherwise),
     # "cpython" (passk's image, forked warm) or "pypy" (Debian's pypy3). Recorded in every row.
     python: str = "auto"
+    # Set by passk (never by a user) on the executor of one repository environment's candidates: the
+    # environment (inputs/repos/environment.py RepoEnvironment.to_settings), whose image its containers run.
+    repo_environment: dict | None = None
 
     @property
     def io_python(self) -> str:
@@ -233,6 +236,44 @@ class BigCodeBenchSettings:
 
 
 @dataclass(frozen=True)
+class RepoSettings:
+    """Repository tasks (SWE-bench rows): where the repositories are (`dir`: DIR/<owner>/<name>, bare or with
+    a work tree; nothing is fetched), more environment specifications than SWE-bench's (`specs`: a JSON
+    file of specs.json's shape), and the limits of one candidate's whole evaluation (the harness's default
+    of 1,800 s; memory; processes; `space_mb` of tmpfs for the tree, the environment's copy and /tmp).
+    `strict_tests` refuses a patch that touches the tests or their runner (failed test_tampering) and grades
+    on the runner's own report where it has one; the default grades as SWE-bench's harness does."""
+
+    dir: str | None = None
+    specs: str | None = None
+    timeout_s: float = 1800.0
+    memory_mb: int = 8192
+    pids: int = 1024
+    space_mb: int = 4096
+    strict_tests: bool = False
+
+    def __post_init__(self):
+        for name in ("dir", "specs"):
+            v = getattr(self, name)
+            if v is not None and (not isinstance(v, str) or not v):
+                raise InputError(f"repos {name} must be a path, got {v!r}")
+        for name in ("timeout_s", "memory_mb", "pids", "space_mb"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise InputError(f"repos {name} must be a positive number, got {v!r}")
+        if not isinstance(self.strict_tests, bool):
+            raise InputError(f"repos strict_tests must be true or false, got {self.strict_tests!r}")
+
+    def limits(self, base: "Limits") -> "Limits":
+        """One candidate's limits: the whole evaluation's wall clock and CPU, memory, processes, output (the
+        log) and files; open files and CPUs as the run's."""
+        return replace(base, timeout_s=float(self.timeout_s), cpu_time_s=float(self.timeout_s),
+                       memory_mb=int(self.memory_mb), pids=int(self.pids), output_bytes=128 << 20,
+                       file_size_bytes=int(self.space_mb) << 20, open_files=max(int(base.open_files), 4096),
+                       tmpfs_mb=int(self.space_mb))
+
+
+@dataclass(frozen=True)
 class RunConfig:
     problems: str
     samples: str
@@ -250,6 +291,7 @@ class RunConfig:
     bigcodebench: BigCodeBenchSettings = field(default_factory=BigCodeBenchSettings)  # BigCodeBench's rule
     check_ground_truth: bool = False                  # run each task's canonical solution first and report
     ceilings: Ceilings = field(default_factory=Ceilings)  # the most a package or a row may state (untrusted.py)
+    repos: RepoSettings = field(default_factory=RepoSettings)  # repository tasks: repositories, specs, limits
 
     def __post_init__(self):
         if not isinstance(self.check_ground_truth, bool):
@@ -289,7 +331,7 @@ def suggest(name: str, valid) -> str:
 # ------------------------------------------------------------------------------------------------
 TOP_KEYS = ("problems", "samples", "out", "k", "limits", "sandbox", "scoring", "calibration", "generation",
             "problems_format", "channel", "sample_options", "evalplus", "bigcodebench",
-            "check_ground_truth", "ceilings")
+            "check_ground_truth", "ceilings", "repos")
 SCORING_KEYS = ("k_policy", "selection", "seed", "bootstrap")
 
 
@@ -392,7 +434,20 @@ def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
         bigcodebench=_section(BigCodeBenchSettings, data.get("bigcodebench") or {}, f"{p}: bigcodebench"),
         check_ground_truth=data.get("check_ground_truth", False),
         ceilings=_section(Ceilings, data.get("ceilings") or {}, f"{p}: ceilings"),
+        repos=_repo_section(data.get("repos") or {}, base, p),
     )
+
+
+def _repo_section(section: dict, base, p) -> RepoSettings:
+    """The repos section, its paths relative to the config file."""
+    from pathlib import Path
+    _check_keys(section, [f.name for f in fields(RepoSettings)], f"{p}: repos")
+    section = dict(section)
+    for key in ("dir", "specs"):
+        if isinstance(section.get(key), str):
+            q = Path(section[key])
+            section[key] = str(q if q.is_absolute() else (base / q).resolve())
+    return _section(RepoSettings, section, f"{p}: repos")
 
 
 def _optional_str(data: dict, key: str, p) -> str | None:
@@ -419,4 +474,5 @@ def config_from_dict(config: dict) -> RunConfig:
                      evalplus=EvalPlusSettings(**(config.get("evalplus") or {})),
                      bigcodebench=BigCodeBenchSettings(**(config.get("bigcodebench") or {})),
                      check_ground_truth=bool(config.get("check_ground_truth", False)),
-                     ceilings=Ceilings(**(config.get("ceilings") or {})))
+                     ceilings=Ceilings(**(config.get("ceilings") or {})),
+                     repos=RepoSettings(**(config.get("repos") or {})))

@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
+from harness.core.images import build
 
 LOCK_FORMAT = 1
 INSTALLER = "pip==24.2"          # installs the wheels inside the image (from its own wheel; the image has no pip)
@@ -443,13 +444,8 @@ def ensure_image(client, sandbox: dict, env: Environment, rebuild: bool = False,
             preload=_preload_step(env),
             label_env=LABEL_ENVIRONMENT, label_lock=LABEL_LOCK, label_sandbox=LABEL_SANDBOX,
             sandbox_id=sandbox["image_id"]))
-        try:
-            img, _ = client.images.build(path=ctx, tag=tag, buildargs={"SANDBOX_IMAGE": sandbox["image"],
-                                                                            "BASE_IMAGE": sandbox.get("base_image") or sandbox["image"]}, rm=True,
-                                         forcerm=True, pull=False, nocache=rebuild)
-        except docker.errors.BuildError as e:
-            tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
-            raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
+        img = build(client, ctx, tag, {"SANDBOX_IMAGE": sandbox["image"],
+                                       "BASE_IMAGE": sandbox.get("base_image") or sandbox["image"]}, nocache=rebuild)
     return {**facts, "image_id": img.id, "environment": summary(env, lock, tag, img.id)}
 
 

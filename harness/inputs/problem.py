@@ -31,6 +31,7 @@ class Problem:
     notes: dict = field(default_factory=dict, compare=False)
     differential: object = field(default=None, compare=False, repr=False)   # EvalPlus: formats.evalplus.DifferentialTests
     judge: object = field(default=None, compare=False, repr=False)   # a judged io problem: inputs.judge.JudgeSpec
+    repo: object = field(default=None, compare=False, repr=False)    # a repository task: inputs.repos.rows.RepoTask
 
     def __post_init__(self):
         if self.channel not in CHANNELS or self.runner not in RUNNERS or self.compare not in COMPARE_RULES:
@@ -38,6 +39,8 @@ class Problem:
                              f"{self.compare!r} is not one passk knows")
         if self.judge is not None and self.channel != "io":
             raise InputError(f"{self.task_id}: a judged problem is an io problem")
+        if (self.repo is not None) != (self.channel == "repo"):
+            raise InputError(f"{self.task_id}: a repository task, and only one, is judged on the repo channel")
 
     def program_text(self, program: str, language: str = "python") -> str:
         """What runs: the benchmark's header, then the candidate's program (for runner apps_stdin, turned

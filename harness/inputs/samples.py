@@ -173,6 +173,8 @@ def load_samples(path: str | Path, problems: dict[str, Problem], generation: dic
     path = Path(path)
     defaults = {"generation": generation} if generation else {}
     b = _Builder(problems, defaults, options or SampleOptions())
+    if problems and all(p.channel == "repo" for p in problems.values()):
+        return _load_predictions(path, b)
     if path.is_dir():
         from harness.inputs.formats import kattis
         if kattis.packages(path):
@@ -333,3 +335,19 @@ def _load_directory(path: Path, b: _Builder) -> SampleList:
         exts = sorted({_extension(p.language) for p in b.problems.values()})
         raise InputError(f"{path}: no {' or '.join(exts)} files under its task directories")
     return SampleList(b.samples, ignored)
+
+
+def _load_predictions(path: Path, b: _Builder) -> SampleList:
+    """SWE-bench's predictions (all_preds.jsonl, preds.json): each a candidate patch of its instance, in the
+    file's order (several for one instance are n > 1). An empty, null or oversized patch is a candidate
+    that fails for it (`empty_patch`, `patch_too_large`), never dropped."""
+    from harness.inputs.repos.rows import predictions
+    for pred in predictions(path):
+        task_id = b.task(pred.where, pred.instance_id)
+        index = b.counts.get(task_id, 0)
+        b.counts[task_id] = index + 1
+        extra = {**b.defaults, **({"model_name_or_path": pred.model} if pred.model is not None else {}),
+                 **({"patch_problem": pred.problem} if pred.problem else {})}
+        b.samples.append(Sample(task_id, index, pred.patch if pred.patch is not None else "", "patch", pred.where,
+                                extra))
+    return SampleList(b.samples)

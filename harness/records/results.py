@@ -52,6 +52,7 @@ class ResultRow:
     ground_truth: dict | None = None             # a ground-truth job's outputs (never written; groundtruth.py)
     artifact: bytes | None = None                # a checker build's program (never written; Executor.checker_program)
     captured: list | None = None                 # capture mode: each test's output, stderr tail, exit (never written; passk serve)
+    log: bytes | None = None                     # a repository task's test log (written beside the rows, logs/)
 
     @property
     def key(self) -> tuple[str, int]:
@@ -64,7 +65,7 @@ class ResultRow:
                           separators=(",", ":"))
 
 
-ROW_FIELDS = tuple(f for f in ResultRow.__dataclass_fields__ if f not in ("ground_truth", "artifact", "captured"))   # what a row file holds
+ROW_FIELDS = tuple(f for f in ResultRow.__dataclass_fields__ if f not in ("ground_truth", "artifact", "captured", "log"))   # what a row file holds
 _FIELD_SET = frozenset(ROW_FIELDS)
 
 

@@ -6,6 +6,7 @@ finish; an existing output directory of the same inputs and settings is resumed.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import uuid
 from dataclasses import dataclass, field, replace
@@ -14,7 +15,7 @@ from pathlib import Path
 from harness.execution import groundtruth
 from harness.execution.calibrate import calibrate, calibrated_limits, ground_truth_lines, ground_truth_rate
 from harness.inputs.config import RunConfig
-from harness.core.constants import GROUND_TRUTH_FILE, MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
+from harness.core.constants import GROUND_TRUTH_FILE, LOGS_DIR, MANIFEST_FILE, RESULTS_FILE, SCORE_FILE
 from harness.core.errors import InputError
 from harness.execution.evaluator import Evaluator
 from harness.execution.dispatch import make_executor
@@ -151,6 +152,14 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
         # what the problems need decides the image and the limits: read them before the sandbox starts
         preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel, cfg.ceilings)
         cfg = bigcodebench_config(cfg, preloaded)
+    elif fmt == "swe-bench":
+        # repository tasks: every repository, commit and environment spec checked (and every tree made)
+        # before anything starts; each environment's image is built by the executor of its candidates
+        from harness.inputs.repos.tasks import prepare
+        preloaded = prepare(load_problems(cfg.problems, cfg.problems_format, cfg.channel, cfg.ceilings), cfg.repos,
+                            cfg.limits)
+        if cfg.sandbox.environment is None:
+            cfg = replace(cfg, sandbox=replace(cfg.sandbox, environment="none"))
     elif fmt in JUDGED_FORMATS:
         # a judged problem's own limits size the containers (each job carries its own within them)
         preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel, cfg.ceilings)
@@ -245,7 +254,7 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
             pending = [j for j in jobs if j.key not in done]
             reused = len(jobs) - len(pending)
             if pending:
-                execute(pending, cfg.limits, cfg.sandbox, run_id, store.append, progress=progress,
+                execute(pending, cfg.limits, cfg.sandbox, run_id, _keeping_logs(out, store.append), progress=progress,
                         total=len(jobs), initial=reused, evaluator=ev)
             manifest["sandbox"]["image_python"] = facts.get("image_python")
             if facts.get("toolchain"):   # a language image says it when its first container starts
@@ -255,10 +264,15 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
             if facts.get("lost_nodes"):  # Ray nodes that died during the run (their candidates ran again)
                 manifest["sandbox"]["lost_nodes"] = facts["lost_nodes"]
             others = ev.languages_facts()   # io programs in other languages ran in their own images
-            if others:
-                manifest["sandbox"]["languages"] = {
-                    name: {k: f.get(k) for k in ("image", "image_id", "toolchain", "commands", "language") if f.get(k)}
-                    for name, f in others.items()}
+            languages = {name: {k: f.get(k) for k in ("image", "image_id", "toolchain", "commands", "language") if f.get(k)}
+                         for name, f in others.items() if not name.startswith("repo:")}
+            if languages:
+                manifest["sandbox"]["languages"] = languages
+            environments = {name[5:]: f["repo_environment"] for name, f in others.items()
+                            if name.startswith("repo:") and f.get("repo_environment")}
+            if environments:   # repository tasks: each environment's image, Python and every package's version
+                manifest["sandbox"]["repo_environments"] = {**manifest["sandbox"].get("repo_environments", {}),
+                                                            **environments}
         finally:
             store.close()
     score = score_rows(list(store.rows.values()), problem_ids=list(problems),
@@ -268,6 +282,21 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
     manifest["label_counts"] = score["labels"]
     write_json(out / MANIFEST_FILE, manifest)
     return RunOutcome(out, score, len(pending), reused, score["errors_remaining"], samples.ignored)
+
+
+def _keeping_logs(out: Path, append):
+    """The row handler that writes a repository task's test log beside the rows (logs/<task>/<index>.log,
+    the task id made a safe file name) before the row is appended: a resumed run finds both or neither."""
+    def keep(row) -> None:
+        if row.log is not None:
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", row.task_id).strip(".") or "_"
+            folder = out / LOGS_DIR / name
+            folder.mkdir(parents=True, exist_ok=True)
+            path = folder / f"{row.sample_index}.log"
+            path.write_bytes(row.log)
+            row.channel_detail["log"] = str(path.relative_to(out))
+        append(row)
+    return keep
 
 
 def check_ground_truth(problems: dict, cfg: RunConfig, ev) -> dict:

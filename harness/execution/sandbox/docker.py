@@ -94,6 +94,11 @@ def resolve_image(client, settings: SandboxSettings) -> dict:
         except docker.errors.ImageNotFound:
             raise InputError(f"image {settings.image!r} is not on this machine") from None
         return {"image": settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
+    if settings.repo_environment is not None:   # a repository environment: its Python's base, then its image
+        from harness.inputs.repos.environment import from_settings
+        env, project = from_settings(settings.repo_environment)
+        sandbox = ensure_image(client, env.base_image)
+        return repo_image(client, sandbox, env, project)
     image = ensure_image(client, settings.base_image)
     if is_native(settings):
         image = ensure_language_image(client, image, settings.language)
@@ -110,10 +115,29 @@ def is_native(settings: SandboxSettings) -> bool:
     return settings.language not in (None, "python")
 
 
+def is_repo(settings: SandboxSettings) -> bool:
+    """Whether the containers are a repository environment's (box/repo.py: one candidate each)."""
+    return settings.repo_environment is not None
+
+
+def repo_image(client, sandbox: dict, env, project) -> dict:
+    """A repository environment's image (inputs/repos/environment.py), the tree it resolves from exported
+    for the time of the build only."""
+    import tempfile
+    from harness.inputs.repos.environment import ensure_image as ensure_repo_image
+    if project is None:
+        return ensure_repo_image(client, sandbox, env)
+    with tempfile.TemporaryDirectory(prefix="passk-project-") as tmp:
+        return ensure_repo_image(client, sandbox, env, project(tmp))
+
+
 def sandbox_memory_mb(limits: Limits, settings: SandboxSettings) -> int:
     """What the processes of a container may hold together: Python's candidate and test process, or
     another language's compile step or program (beside which a compile server keeps what it may hold
-    between jobs, so that the program's own limit is all its own)."""
+    between jobs, so that the program's own limit is all its own), or a repository's install and tests with
+    their tmpfs (the tree, the environment's copy, /tmp)."""
+    if is_repo(settings):
+        return int(limits.memory_mb) + 3 * int(limits.tmpfs_mb) + 256
     if not is_native(settings):
         return limits.container_memory_mb
     from harness.inputs.languages import LANGUAGES, uses_server
@@ -141,7 +165,7 @@ def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
     runc = settings.runtime == "runc"
     out = {**limits.for_supervisor(), "nproc": None if runc else int(limits.pids),
            "memory_watch_kb": None if runc else sandbox_memory_mb(limits, settings) * 1024}
-    if is_native(settings):
+    if is_native(settings) or is_repo(settings):
         out["job_memory_kb"] = int(limits.memory_mb) * 1024
     return out
 
@@ -178,7 +202,10 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
         # A compiled program (another language's, or a problem's checker) runs from /tmp: exec there (Docker's
         # default for a tmpfs is noexec, which was never a boundary for a Python candidate: it can map code
         # itself).
-        tmpfs={"/tmp": f"rw,nosuid,nodev,exec,size={int(limits.tmpfs_mb)}m,mode=1777"},
+        tmpfs={"/tmp": f"rw,nosuid,nodev,exec,size={int(limits.tmpfs_mb)}m,mode=1777",
+               # a repository environment's: the tree and the environment's copy, each the candidate's own
+               **({d: f"rw,nosuid,nodev,exec,size={int(limits.tmpfs_mb)}m,mode=0755,uid=10001,gid=10001"
+                   for d in ("/testbed", "/venv")} if is_repo(settings) else {})},
         shm_size="4m",
         cap_drop=["ALL"],
         cap_add=CAPABILITIES,
@@ -187,7 +214,8 @@ def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
         mem_limit=f"{container_memory(limits, settings)}m",
         memswap_limit=f"{container_memory(limits, settings)}m",
         nano_cpus=int(float(limits.cpus) * 1e9),
-        ulimits=[docker.types.Ulimit(name="nofile", soft=1024, hard=1024),
+        ulimits=[docker.types.Ulimit(name="nofile", soft=max(1024, int(limits.open_files)),
+                                     hard=max(1024, int(limits.open_files))),
                  docker.types.Ulimit(name="fsize", soft=fsize_bytes, hard=fsize_bytes)],
         runtime=None if settings.runtime == "runc" else settings.runtime,
         init=True,
@@ -321,7 +349,7 @@ class DockerSession(Session):
             config, env = b.host_config, {}
             if b.cpu_sets:
                 config = dict(config, CpusetCpus=b.cpu_sets[self.slot % len(b.cpu_sets)])
-            if not is_native(b.settings):   # the tester starts with the container (a language's has none)
+            if not is_native(b.settings) and not is_repo(b.settings):   # the tester starts with the container
                 env[TESTER_MEMORY_ENV] = str(int(b.limits.memory_mb))
             if b.transport == "socket":
                 # Owner-only (root) directory and socket, for this container alone; the listener takes one
@@ -336,7 +364,8 @@ class DockerSession(Session):
                 env[HOST_SOCKET_ENV] = f"{CONTAINER_SOCKET_DIR}/s"
             created = api.create_container(
                 b.facts["image"], stdin_open=b.transport == "attach", tty=False, user="0",
-                name=f"passk-{b.run_id[:8]}-{b.settings.language or 'python'}-{next(b.counter)}", environment=env,
+                name=f"passk-{b.run_id[:8]}-{'repo' if is_repo(b.settings) else b.settings.language or 'python'}-"
+                     f"{next(b.counter)}", environment=env,
                 labels=b.labels, host_config=config)
             self.container_id = created["Id"]
             b.track(self.container_id)
@@ -452,7 +481,8 @@ class DockerBackend(Backend):
                       "transport": self.transport, "language": self.settings.language or "python",
                       **({"commands": _language_commands(self.settings)} if is_native(self.settings) else {}),
                       "memory_enforced": ("cgroup watch (the container's memory.stat, every 5 ms) and the container's limit"
-                                          if is_native(self.settings) else "RLIMIT_AS, and the container's limit"),
+                                          if is_native(self.settings) or is_repo(self.settings)
+                                          else "RLIMIT_AS, and the container's limit"),
                       "docker_server_version": self.client.version().get("Version"),
                       "container_pids": container_pids(self.limits, self.settings),
                       "container_memory_mb": container_memory(self.limits, self.settings),

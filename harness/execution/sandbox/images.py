@@ -6,12 +6,12 @@ supervisor is never run from a stale image."""
 from __future__ import annotations
 
 import hashlib
-import subprocess
 import sys
 from pathlib import Path
 
 from harness.core.constants import DEFAULT_BASE_IMAGE, IMAGE_REPOSITORY, LABEL_SOURCE_HASH
-from harness.core.errors import HarnessError, InputError
+from harness.core.errors import HarnessError
+from harness.core.images import build as core_build, ensure_base
 from harness.core.paths import containers_dir
 
 # What goes into the image (its tag hashes every file of these, by path and content): the Dockerfile, the
@@ -42,17 +42,6 @@ def image_tag(base_image: str) -> str:
     return f"{IMAGE_REPOSITORY}:{source_hash(base_image)[:12]}"
 
 
-def _bootstrap_base(client, base_image: str) -> None:
-    script = containers_dir() / "bootstrap_base_image.sh"
-    if base_image != DEFAULT_BASE_IMAGE or not script.exists():
-        raise InputError(f"base image {base_image!r} is not on this machine and cannot be pulled; pull it "
-                         f"where a registry answers, or use the offline base: --base-image {DEFAULT_BASE_IMAGE}")
-    print(f"passk: building the offline base image {base_image} (debootstrap; a few minutes, once)", file=sys.stderr)
-    proc = subprocess.run(["bash", str(script), base_image])
-    if proc.returncode != 0:
-        raise HarnessError(f"{script} failed with exit code {proc.returncode}")
-
-
 def ensure_image(client, base_image: str = DEFAULT_BASE_IMAGE, rebuild: bool = False) -> dict:
     """Build passk's image if it is missing. Returns {image, image_id, source_sha256, base_image}."""
     import docker.errors
@@ -65,13 +54,7 @@ def ensure_image(client, base_image: str = DEFAULT_BASE_IMAGE, rebuild: bool = F
             return {"image": tag, "image_id": img.id, "source_sha256": digest, "base_image": base_image}
         except docker.errors.ImageNotFound:
             pass
-    try:
-        client.images.get(base_image)
-    except docker.errors.ImageNotFound:
-        try:
-            client.images.pull(base_image)
-        except docker.errors.APIError:
-            _bootstrap_base(client, base_image)
+    ensure_base(client, base_image)
     print(f"passk: building image {tag} from {containers_dir()}", file=sys.stderr)
     img = build(client, containers_dir(), tag, {"BASE_IMAGE": base_image}, digest)
     return {"image": tag, "image_id": img.id, "source_sha256": digest, "base_image": base_image}
@@ -110,14 +93,5 @@ def ensure_language_image(client, sandbox: dict, language: str, rebuild: bool = 
 
 
 def build(client, path: Path, tag: str, buildargs: dict, digest: str):
-    """Build `path` as `tag`; a failed build raises HarnessError with its last lines and leaves no
-    container behind (forcerm: the builder keeps a failed step's container otherwise)."""
-    import docker.errors
-
-    try:
-        img, _ = client.images.build(path=str(path), tag=tag, buildargs=buildargs, labels={LABEL_SOURCE_HASH: digest},
-                                     rm=True, forcerm=True, pull=False)
-    except docker.errors.BuildError as e:
-        tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
-        raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
-    return img
+    """Build `path` as `tag`, labelled with its source digest (core/images.py builds every image)."""
+    return core_build(client, path, tag, buildargs, {LABEL_SOURCE_HASH: digest})

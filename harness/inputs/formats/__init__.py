@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.errors import InputError
-from harness.inputs.formats import codeforces, competitive, evalplus, humaneval, kattis, mbpp, multipl_e, native, unittests  # noqa: F401 (they register)
+from harness.inputs.formats import codeforces, competitive, evalplus, humaneval, kattis, mbpp, multipl_e, native, swebench, unittests  # noqa: F401 (they register)
 from harness.inputs.formats.base import _FORMATS, Format
 from harness.core.jsonl import iter_jsonl, read_json
 from harness.inputs.problem import Problem

@@ -1,0 +1,260 @@
+"""A repository's environment, built offline: one image per environment (a spec's Python and packages; every
+version and instance that shares them shares the image), never one per instance.
+
+- The base: Debian whose python3 is the spec's Python (bullseye 3.9, bookworm 3.11; bootstrapped offline as
+  `passk-base:<suite>`), passk's sandbox image on it, and git, patch and venv from Debian's packages.
+- The packages: resolved on the host with pip for that Python (the image build cannot reach the package
+  index): the spec's packages (conda's names, taken as pip's), its pip packages, the repository's
+  requirements file where the spec reads one, and what the repository itself needs to install at the
+  environment's commit (its install requirements and its build system's), with pip, setuptools and wheel.
+  Every file's sha256 is in the lock; the lock is cached by the environment's key.
+- The image: a venv at /venv with the packages installed, kept at /opt/passk/venv (each candidate gets its
+  own copy in a tmpfs at /venv, so what an install or a patch writes there is thrown away) and the wheels
+  at /opt/passk/wheels (the repository's install finds what it needs there: PIP_NO_INDEX, PIP_FIND_LINKS).
+
+The spec's conda packages are installed with pip under the same names, at the newest release pip finds
+for the Python (the harness's conda picks its own): the lock records the versions that ran."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.errors import HarnessError, InputError
+from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
+
+LOCK_FORMAT = 1
+INSTALLER = "pip==24.2"                  # the venv's pip (a PEP 660 editable install, as the harness's conda has)
+BUILD_TOOLS = ("setuptools", "wheel")    # what a legacy setup.py project is built with, offline
+REPOSITORY = "passk-repo-env"
+LABEL_KEY = "org.passk.repo-environment"
+LABEL_LOCK = "org.passk.repo-environment-lock"
+
+
+@dataclass(frozen=True)
+class RepoEnvironment:
+    spec: EnvSpec
+    requirements: str | None = None       # the repository's requirements file (spec packages: requirements.txt)
+    commit: str | None = None             # the commit the environment is set up from (environment_setup_commit)
+
+    @property
+    def key(self) -> str:
+        return self.spec.key(self.requirements)
+
+    @property
+    def suite(self) -> str:
+        return DEBIAN_PYTHON[self.spec.python]
+
+    @property
+    def base_image(self) -> str:
+        return f"passk-base:{self.suite}"
+
+    def packages(self) -> list[str]:
+        """The spec's requirements, as pip reads them."""
+        words = [] if self.spec.reads_requirements else self.spec.packages.split()
+        lines = [ln.strip() for ln in (self.requirements or "").splitlines() if ln.strip() and not ln.startswith("-")]
+        return [*words, *lines, *self.spec.pip_packages]
+
+
+def cache_root() -> Path:
+    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
+    return Path(root) / "repos" / "environments"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _pip(args: list[str], what: str, check: bool = True) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if check and proc.returncode != 0:
+        lines = [ln for ln in proc.stdout.splitlines() if ln.strip() and not ln.startswith(("  Using", "  Downloading",
+                                                                                               "Collecting", "  Obtaining"))]
+        raise InputError(f"{what}: pip could not resolve it for this environment (exit {proc.returncode}):\n  "
+                         + "\n  ".join(lines[-10:]))
+    return proc
+
+
+def _target_args(target: dict) -> list[str]:
+    from harness.inputs.environments import platforms
+    plats = [a for t in platforms(target) for a in ("--platform", t)]
+    return ["--only-binary=:all:", "--python-version", target["tag"][2:], "--implementation", "cp",
+            "--abi", target["tag"], "--abi", "abi3", "--abi", "none", *plats, "--platform", "any"]
+
+
+def resolve(env: RepoEnvironment, target: dict, project: Path | None = None, log=None) -> dict:
+    """The environment's lock for the image's Python (`target`: environments.probe_image's facts): its
+    wheels downloaded on the host once, then read from the cache (every file's sha256 checked). `project`:
+    the repository's tree at the environment's commit, whose own install and build requirements are added."""
+    log = log or (lambda msg: print(f"passk: {msg}", file=sys.stderr))
+    where = cache_root() / env.key
+    lock_path = where / "lock.json"
+    if lock_path.exists():
+        lock = json.loads(lock_path.read_text())
+        wheels = where / "wheels"
+        bad = [p["file"] for p in lock["files"] if not (wheels / p["file"]).is_file()
+               or _sha256(wheels / p["file"]) != p["sha256"]]
+        if not bad:
+            return {**lock, "wheels": str(wheels)}
+        log(f"repository environment {env.key}: {len(bad)} cached wheel(s) changed or missing; resolving again")
+    where.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="resolve-", dir=where))
+    try:
+        wheels = work / "wheels"
+        wheels.mkdir()
+        target_args = _target_args(target)
+        requested = env.packages()
+        log(f"repository environment {env.key}: resolving {len(requested)} packages for Python {target['python']} "
+            f"with pip on the host")
+        req_file = work / "requirements.txt"
+        req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
+        _pip(["download", *target_args, "-d", str(wheels), "-r", str(req_file)], f"environment {env.key}")
+        project_notes = []
+        if project is not None:
+            # what the repository needs to install: its build system's requirements, then its own (pip builds
+            # its metadata on the host; an old project whose metadata does not build here installs what the
+            # spec lists alone, as the harness's conda environment did before its instance's install)
+            build_reqs = _build_requirements(project)
+            if build_reqs:
+                _pip(["download", *target_args, "-d", str(wheels), *build_reqs], f"environment {env.key}: build system")
+            proc = _pip(["download", *target_args, "-d", str(wheels), str(project)], f"environment {env.key}",
+                        check=False)
+            if proc.returncode != 0:
+                tail = [ln for ln in proc.stdout.splitlines() if ln.strip()][-3:]
+                project_notes.append("the repository's own requirements were not resolved on the host: " + " | ".join(tail))
+                log(f"repository environment {env.key}: {project_notes[-1]}")
+        for stray in [p for p in wheels.iterdir() if not p.name.endswith(".whl")]:
+            stray.unlink()      # a local project pip packed while downloading: never installed from here
+        files = [{"file": p.name, "sha256": _sha256(p)} for p in sorted(wheels.glob("*.whl"))]
+        lock = {"format": LOCK_FORMAT, "key": env.key, "python": target["python"], "abi": target["tag"],
+                "requested": requested, "installer": INSTALLER, "files": files, "notes": project_notes,
+                "sha256": hashlib.sha256("\n".join(f"{f['file']} {f['sha256']}" for f in files).encode()).hexdigest()}
+        final = where / "wheels"
+        if final.exists():
+            shutil.rmtree(final)
+        shutil.move(str(wheels), final)
+        tmp = lock_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(lock, indent=1) + "\n")
+        os.replace(tmp, lock_path)
+        return {**lock, "wheels": str(final)}
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _build_requirements(project: Path) -> list[str]:
+    """The `[build-system] requires` of a project's pyproject.toml (setuptools' own when it has none)."""
+    pyproject = project / "pyproject.toml"
+    if not pyproject.is_file():
+        return []
+    try:
+        import tomllib
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8", errors="replace"))
+    except (ValueError, OSError):
+        return []
+    reqs = (data.get("build-system") or {}).get("requires") or []
+    return [r for r in reqs if isinstance(r, str) and r.strip()]
+
+
+_DOCKERFILE = """\
+# passk repository environment {key}: {repo} (Python {python}), its packages installed offline into a venv.
+ARG SANDBOX_IMAGE
+FROM ${{SANDBOX_IMAGE}}
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
+      git patch python3-venv ca-certificates >/dev/null \\
+ && rm -rf /var/lib/apt/lists/*
+COPY wheels /opt/passk/wheels
+RUN python3 -m venv /venv \\
+ && /venv/bin/python -m pip install -q --no-index --find-links /opt/passk/wheels {installer} \\
+ && /venv/bin/python -m pip install -q --no-index --find-links /opt/passk/wheels {packages} \\
+ && /venv/bin/python -m pip freeze --all > /opt/passk/venv-freeze.txt \\
+ && cp -a /venv /opt/passk/venv && rm -rf /venv && mkdir /venv /testbed \\
+ && chmod -R a+rX /opt/passk && chown 10001:10001 /venv /testbed
+LABEL {label_key}="{key}" {label_lock}="{lock}"
+"""
+
+
+def image_tag(env: RepoEnvironment, sandbox: dict, lock: dict) -> str:
+    h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['sha256']}\0{env.key}\0{_DOCKERFILE}".encode()).hexdigest()
+    return f"{REPOSITORY}-{env.key}:{h[:12]}"
+
+
+def ensure_image(client, sandbox: dict, env: RepoEnvironment, project: Path | None = None, log=None) -> dict:
+    """The environment's image on passk's sandbox image for its Python, built if missing: the sandbox facts
+    for it, with `repo_environment` (what the manifest records: key, spec, Python, every package's version)."""
+    import docker.errors
+    from harness.core.images import build
+    from harness.inputs.environments import probe_image
+    log = log or (lambda msg: print(f"passk: {msg}", file=sys.stderr))
+    target = probe_image(client, sandbox["image"])
+    if target["python"].rsplit(".", 1)[0] != env.spec.python:
+        raise HarnessError(f"{sandbox['image']} has Python {target['python']}, not the {env.spec.python} "
+                           f"{env.spec.repo} {env.spec.version} asks for")
+    lock = resolve(env, target, project, log)
+    tag = image_tag(env, sandbox, lock)
+    facts = {**sandbox, "image": tag, "sandbox_image": sandbox["image"], "sandbox_image_id": sandbox["image_id"]}
+    try:
+        img = client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        size = sum(Path(lock["wheels"], f["file"]).stat().st_size for f in lock["files"])
+        log(f"building image {tag} (repository environment {env.key}: {len(lock['files'])} wheels, {size / 1e6:.0f} MB, "
+            "installed offline)")
+        with tempfile.TemporaryDirectory(prefix="passk-repo-env-") as ctx:
+            ctx_wheels = Path(ctx, "wheels")
+            ctx_wheels.mkdir()
+            for f in lock["files"]:
+                src, dst = Path(lock["wheels"], f["file"]), ctx_wheels / f["file"]
+                try:
+                    os.link(src, dst)
+                except OSError:
+                    shutil.copy2(src, dst)
+            import shlex
+            Path(ctx, "Dockerfile").write_text(_DOCKERFILE.format(
+                key=env.key, repo=env.spec.repo, python=env.spec.python, installer=INSTALLER,
+                packages=" ".join(shlex.quote(p) for p in [*BUILD_TOOLS, *lock["requested"]]),
+                label_key=LABEL_KEY, label_lock=LABEL_LOCK, lock=lock["sha256"]))
+            img = build(client, ctx, tag, {"SANDBOX_IMAGE": sandbox["image"]})
+    freeze = client.containers.run(tag, ["/opt/passk/venv-freeze.txt"], entrypoint="/bin/cat", network_disabled=True,
+                                   remove=True).decode("utf-8", "replace").split()
+    return {**facts, "image_id": img.id,
+            "repo_environment": {"key": env.key, "repo": env.spec.repo, "spec": env.spec.to_dict(),
+                                 "python": lock["python"], "lock": lock["sha256"], "image": tag, "image_id": img.id,
+                                 "packages": freeze, "notes": lock.get("notes", []),
+                                 "requirements_sha256": hashlib.sha256((env.requirements or "").encode()).hexdigest()
+                                 if env.requirements else None}}
+
+
+def to_settings(env: RepoEnvironment, repos_dir: str | None) -> dict:
+    """The environment as an executor's settings carry it (SandboxSettings.repo_environment): plain data, so
+    that a Ray node builds the same image from the same recipe."""
+    return {"key": env.key, "spec": env.spec.to_dict(), "requirements": env.requirements, "commit": env.commit,
+            "repos": repos_dir}
+
+
+def from_settings(data: dict):
+    """(RepoEnvironment, a function that exports the repository at the environment's commit into a directory
+    and returns its path, or None) from to_settings' data."""
+    spec = dict(data["spec"])
+    for key in ("pip_packages", "pre_install", "eval_commands", "requirements_paths"):
+        spec[key] = tuple(spec.get(key) or ())
+    env = RepoEnvironment(EnvSpec(**spec), data.get("requirements"), data.get("commit"))
+    repos, commit = data.get("repos"), data.get("commit")
+    if not repos or not commit:
+        return env, None
+
+    def project(tmp: str) -> Path:
+        from harness.inputs.repos.trees import export
+        return export(repos, env.spec.repo, commit, Path(tmp) / "project")
+    return env, project
