@@ -246,6 +246,9 @@ def remove_tree(root: Path) -> None:
     root = str(root)
     if not os.path.lexists(root):
         return
+    if os.path.islink(root) or not os.path.isdir(root):
+        os.unlink(root)
+        return
     dirs, stack = [], [root]
     while stack:
         d = stack.pop()

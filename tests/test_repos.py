@@ -196,3 +196,106 @@ def test_swebench_lite_rows_are_all_read():
     records = [(f"{f.name}:{i}", json.loads(line)) for f in sorted(swebench_rows.glob("*.jsonl"))
                for i, line in enumerate(f.read_text().splitlines(), 1)]
     assert len(tasks(records)) == 323
+
+
+# -- repository tasks end to end, on tinycalc (tests/repo_fixtures.py) ------------------------------------
+def _evaluate(root, preds, *extra):
+    import subprocess
+    import sys
+    from tests.repo_fixtures import write_task
+    t = write_task(root, preds)
+    out = root / "run"
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(t["rows"]), "--samples",
+                           str(t["preds"]), "--repos", str(t["repos"]), "--repo-specs", str(t["specs"]), "--out",
+                           str(out), "--k", "1", "--workers", "2", "--quiet", *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    rows = {}
+    if (out / "results.jsonl").exists():
+        for line in (out / "results.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            rows[r["sample_index"]] = r
+    return proc, rows, out, t
+
+
+@pytest.mark.docker
+def test_a_repository_task_is_graded_as_the_harness_grades_it(tmp_path):
+    from tests.repo_fixtures import BREAKS, EDITS_TESTS, GOLD, NOT_APPLYING
+    proc, rows, out, _ = _evaluate(tmp_path, [GOLD, "", BREAKS, NOT_APPLYING, EDITS_TESTS, None])
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = {i: (r["status"], r["reason"]) for i, r in rows.items()}
+    assert got == {0: ("passed", "resolved"), 1: ("failed", "empty_patch"), 2: ("failed", "tests_failed"),
+                   3: ("failed", "patch_apply_failed"), 4: ("failed", "tests_failed"), 5: ("failed", "empty_patch")}
+    assert rows[2]["detail"].startswith("FAIL_TO_PASS 0 of 1, PASS_TO_PASS 1 of 2")
+    assert {t["name"]: t["status"] for t in rows[2]["tests"]}["tests/test_calc.py::test_add"] == "FAILED"
+    assert rows[0]["channel_detail"]["applied_with"] == "git apply --verbose"
+    assert rows[4]["channel_detail"]["touches_tests"] == "tests/conftest.py"      # flagged, graded as the harness
+    log = (out / rows[0]["channel_detail"]["log"]).read_text()
+    assert ">>>>> Start Test Output" in log and ">>>>> Test Exit Code: 0" in log
+    manifest = json.loads((out / "manifest.json").read_text())
+    (env,) = manifest["sandbox"]["repo_environments"].values()
+    assert env["python"].startswith("3.11") and any(p.startswith("pytest==8.3.3") for p in env["packages"])
+    score = json.loads((out / "score.json").read_text())
+    assert score["pass_at_k"]["1"] == pytest.approx(1 / 6)
+
+
+@pytest.mark.docker
+def test_strict_tests_refuses_a_patch_that_touches_the_tests(tmp_path):
+    from tests.repo_fixtures import EDITS_TESTS, GOLD
+    proc, rows, _, _ = _evaluate(tmp_path, [GOLD, EDITS_TESTS], "--strict-tests")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (rows[0]["status"], rows[0]["reason"]) == ("passed", "resolved")
+    assert (rows[1]["status"], rows[1]["reason"]) == ("failed", "test_tampering")
+    assert "tests/conftest.py" in rows[1]["detail"]
+
+
+def test_a_missing_repository_or_commit_names_the_instance(tmp_path, capsys):
+    from harness.cli import main
+    from tests.repo_fixtures import GOLD, write_task
+    t = write_task(tmp_path, [GOLD])
+    base = ["evaluate", "--problems", str(t["rows"]), "--samples", str(t["preds"]), "--repo-specs", str(t["specs"]),
+            "--out", str(tmp_path / "out")]
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert "rows.jsonl:1 (passk-tests__tinycalc-1): a repository task needs --repos DIR" in err and err.count("\n") == 1
+    assert main(base + ["--repos", str(tmp_path / "nowhere")]) == 2
+    err = capsys.readouterr().err
+    assert "passk-tests/tinycalc is not under --repos" in err and err.count("\n") == 1
+    row = json.loads(t["rows"].read_text())
+    t["rows"].write_text(json.dumps({**row, "base_commit": "0" * 40}) + "\n")
+    assert main(base + ["--repos", str(t["repos"])]) == 2
+    assert f"commit {'0' * 40} is not in" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_candidates_tree_holds_no_later_commit_tag_or_reflog(tmp_path):
+    import subprocess
+    import tarfile
+    from harness.inputs.repos.trees import tree
+    from tests.repo_fixtures import GOLD, write_task
+    t = write_task(tmp_path, [GOLD])
+    got = tree(t["repos"], "passk-tests/tinycalc", t["base"], "passk-tests__tinycalc-1")
+    where = tmp_path / "copy"
+    where.mkdir()
+    with tarfile.open(got.path) as tar:
+        assert {m.uid for m in tar.getmembers()} == {10001}
+        tar.extractall(where, filter="fully_trusted")
+    git = ["git", "-c", f"safe.directory={where}", "-C", str(where)]
+    assert subprocess.run([*git, "rev-list", "--all"], capture_output=True, text=True).stdout.split() == [got.base]
+    assert subprocess.run([*git, "tag"], capture_output=True, text=True).stdout == ""
+    assert subprocess.run([*git, "cat-file", "-e", t["later"]], capture_output=True).returncode != 0
+    assert not (where / ".git" / "logs").exists()
+    assert (where / "tinycalc" / "__init__.py").read_text().endswith("return sum(xs) / len(xs)\n")   # the base's
+
+
+def test_a_swe_bench_environment_spec_is_read_or_refused_by_name():
+    from harness.inputs.repos.specs import spec_for
+    sympy = spec_for("sympy/sympy", "1.1")
+    assert sympy.python == "3.9" and sympy.parser == "sympy" and sympy.unbuildable() is None
+    assert spec_for("sympy/sympy", "1.12").key() == sympy.key()       # the same packages share one environment
+    assert spec_for("pytest-dev/pytest", "5.4").key() != sympy.key()
+    assert "Python 3.6" in spec_for("scikit-learn/scikit-learn", "0.20").unbuildable()
+    assert "environment.yml" in spec_for("matplotlib/matplotlib", "3.5").unbuildable()
+    with pytest.raises(InputError, match="no environment specification for repository nobody/nothing"):
+        spec_for("nobody/nothing", "1.0", where="rows.jsonl:1")
+    with pytest.raises(InputError, match="version '0.0'"):
+        spec_for("sympy/sympy", "0.0", where="rows.jsonl:1")

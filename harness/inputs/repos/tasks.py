@@ -57,12 +57,12 @@ def prepare(problems: dict, settings, base_limits) -> dict:
         if not isinstance(task, RepoTask):
             out[task_id] = problem
             continue
-        where = problem.notes.get("where") or task.instance_id
+        where = f"{problem.notes['where']} ({task.instance_id})" if problem.notes.get("where") else task.instance_id
         spec = spec_for(task.repo, task.version, settings.specs, where)
         why = spec.unbuildable()
         if why:
             raise InputError(f"{where}: {task.repo} {task.version}'s environment cannot be built here: {why}")
-        t = tree(settings.dir, task.repo, task.base_commit, task.instance_id)
+        t = tree(settings.dir, task.repo, task.base_commit, task.instance_id, where)
         requirements = None
         setup_commit = task.environment_setup_commit or task.base_commit
         if spec.reads_requirements:

@@ -119,9 +119,10 @@ def _owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
     return info
 
 
-def tree(repos: Path | str, repo: str, commit: str, instance_id: str) -> Tree:
-    """The instance's tree as the candidate's copy is made from it (cached)."""
-    gdir = check_available(repos, repo, commit, instance_id)
+def tree(repos: Path | str, repo: str, commit: str, instance_id: str, where: str | None = None) -> Tree:
+    """The instance's tree as the candidate's copy is made from it (cached); `where` names the instance's row
+    in a message."""
+    gdir = check_available(repos, repo, commit, where or instance_id)
     key = hashlib.sha256(f"{TREE_FORMAT}\0{repo}\0{commit}".encode()).hexdigest()[:16]
     out_dir = cache_dir()
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import re
 
-from harness.inputs.repos.grading import FAILING, PASSING, grade, resolve
+from harness.inputs.repos.grading import PASSING, believable, grade, resolve
 from harness.inputs.repos.parsers import parse
 from harness.inputs.repos.patches import touches_tests
 from harness.inputs.repos.rows import EMPTY_PATCH, PATCH_TOO_LARGE
@@ -57,11 +57,10 @@ def log_statuses(task, log: str, exit_code) -> tuple[dict, str | None]:
     else:
         return {}, "the log has no test output"
     statuses = parse(task.spec.parser, sliced) or parse(task.spec.parser, log)
-    if not statuses and not SUITE_RAN.search(log):
-        return {}, "the test run reported no test and shows no sign that its suite ran"
-    if exit_code not in (None, 0) and statuses and not any(s in FAILING for s in statuses.values()):
-        return {}, f"the test command exited {exit_code} but its log reports no failure or error"
-    return statuses, None
+    if not statuses:
+        return {}, None if SUITE_RAN.search(log) else "the test run reported no test and shows no sign that its suite ran"
+    why = believable(statuses, exit_code)
+    return ({}, why) if why else (statuses, None)
 
 
 def junit_statuses(xml: bytes) -> dict[str, str]:
