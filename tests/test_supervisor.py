@@ -412,3 +412,27 @@ def test_cpu_time_over_the_limit_is_the_time_limit_whatever_followed():
            "memory_pressure": False, "peak_memory_kb": 1094320}
     assert v.judged_label(oom, limits, 1.5)[0] == "time_limit"
     assert v.judged_label({**oom, "cpu_s": 0.9}, limits, 1.5)[0] == "memory_limit"
+
+
+def test_the_container_package_runs_on_the_oldest_python_it_names():
+    # regression (issue 44): a repository environment's image is passk's on Debian bullseye (Python 3.9), and
+    # box/build.py's `dict | None` annotation, evaluated when the module loads, stopped every container there
+    import ast
+    from .conftest import ROOT
+    for path in sorted((ROOT / "containers").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        lazy = any(isinstance(n, ast.ImportFrom) and n.module == "__future__" and any(a.name == "annotations" for a in n.names)
+                   for n in tree.body)
+        for node in ast.walk(tree):
+            assert not isinstance(node, ast.Match), f"{path}:{node.lineno}: match needs Python 3.10"
+            if lazy:
+                continue
+            annotations = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                annotations += [a.annotation for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs]
+                annotations.append(node.returns)
+            elif isinstance(node, ast.AnnAssign):
+                annotations.append(node.annotation)
+            for ann in filter(None, annotations):
+                bad = [n for n in ast.walk(ann) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.BitOr)]
+                assert not bad, f"{path}:{ann.lineno}: `X | Y` in an annotation needs Python 3.10 (or the __future__ import)"

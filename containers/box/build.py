@@ -10,6 +10,8 @@ lines earlier, ahead of others the program includes anyway, changes nothing the 
 other line first (a #define, a #pragma, a conditional, a line continued with a backslash) and the
 program is compiled exactly as given."""
 
+from __future__ import annotations
+
 import re
 
 _ANGLE_INCLUDE = re.compile(r"#\s*include\s*<([^<>\s]+)>\s*(//.*)?")

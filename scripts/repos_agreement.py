@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Agreement you can check yourself, on real repositories: every gold patch resolved and every empty patch
+not, per instance and per repository, as `passk evaluate` gives them on SWE-bench rows; and SWE-bench's
+own grading (swebench 5.0.2's harness/grading.py, get_eval_report) run on passk's logs beside passk's
+verdicts, per instance. Every difference is listed by name.
+
+    pip download --no-deps swebench==5.0.2 -d /tmp/swb && (cd /tmp/swb && unzip -q -o swebench-5.0.2-*.whl -d s5)
+    pip install unidiff                # imported by swebench's log_parsers package
+    python3 scripts/repos_agreement.py --rows ../shared/data/swe-bench/swe-bench-lite-test.jsonl \\
+        --repos /tmp/repos --repo sympy/sympy --repo pytest-dev/pytest --swebench /tmp/swb/s5 \\
+        --out /tmp/repos-agreement [--write-docs]
+
+--repos holds the repositories at DIR/<owner>/<name> (the search tool's `fetch` brings bare mirrors; never
+commit them). The run is resumable: run the same command again after a stop."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import types
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PARSER_NAMES = {"pytest": "parse_log_pytest", "pytest_options": "parse_log_pytest_options",
+                "pytest_v2": "parse_log_pytest_v2", "sympy": "parse_log_sympy"}
+
+
+def swebench_report(swebench: Path, parser: str, row: dict, log_path: Path | None, patch: str | None) -> bool | None:
+    """Whether swebench 5.0.2's get_eval_report resolves the instance on this log (None: not loaded)."""
+    from scripts.repos_grading_peer import load_swebench
+    _, grading = load_swebench(swebench)
+    spec = types.SimpleNamespace(instance_id=row["instance_id"], FAIL_TO_PASS=_list(row["FAIL_TO_PASS"]),
+                                 PASS_TO_PASS=_list(row["PASS_TO_PASS"]), log_parser=PARSER_NAMES[parser],
+                                 eval_type="pass_and_fail")
+    prediction = {"instance_id": row["instance_id"], "model_name_or_path": "agreement", "model_patch": patch}
+    if log_path is None:   # the patch did not apply (or was empty): the harness stops before any log
+        return False
+    report = grading.get_eval_report(spec, prediction, str(log_path), include_tests_status=False)
+    return bool(report[row["instance_id"]]["resolved"])
+
+
+def _list(value):
+    return json.loads(value) if isinstance(value, str) else list(value)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", required=True, help="SWE-bench rows (JSON Lines)")
+    ap.add_argument("--repos", required=True, help="DIR/<owner>/<name>: the repositories")
+    ap.add_argument("--repo", action="append", default=[], help="only these repositories (repeatable)")
+    ap.add_argument("--instances", type=int, default=0, help="at most this many instances per repository (0: all)")
+    ap.add_argument("--out", required=True, help="the run's directory (resumed when it exists)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--swebench", default=None, help="an unpacked swebench 5.0.2 wheel: its grading beside passk's")
+    ap.add_argument("--write-docs", action="store_true", help="write docs/figures/repos-agreement.md")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows, per_repo = [], defaultdict(int)
+    for line in Path(args.rows).read_text().splitlines():
+        r = json.loads(line)
+        if args.repo and r["repo"] not in args.repo:
+            continue
+        if args.instances and per_repo[r["repo"]] >= args.instances:
+            continue
+        per_repo[r["repo"]] += 1
+        rows.append(r)
+    rows_file, preds_file = out / "rows.jsonl", out / "preds.jsonl"
+    rows_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    preds_file.write_text("".join(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": name,
+                                              "model_patch": patch}) + "\n"
+                                  for r in rows for name, patch in (("gold", r["patch"]), ("empty", ""))))
+    run = out / "run"
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows_file), "--samples",
+                           str(preds_file), "--repos", args.repos, "--out", str(run), "--k", "1", "--workers",
+                           str(args.workers), "--quiet"], cwd=ROOT, text=True, capture_output=True)
+    if not (run / "results.jsonl").exists():
+        print(proc.stderr[-3000:], file=sys.stderr)
+        return 2
+    results = {}
+    for line in (run / "results.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        results[(r["task_id"], r["sample_index"])] = r      # the last row of a candidate counts
+    from harness.inputs.repos.specs import spec_for
+    table, counts, differences = [], defaultdict(lambda: [0, 0, 0, 0, 0]), []
+    for r in rows:
+        gold, empty = results.get((r["instance_id"], 0)), results.get((r["instance_id"], 1))
+        if gold is None or empty is None:
+            differences.append(f"{r['instance_id']}: not run (the run stopped)")
+            continue
+        label = {k: f"{v['status']} {v['reason']}" for k, v in (("gold", gold), ("empty", empty))}
+        theirs = {}
+        if args.swebench:
+            parser = spec_for(r["repo"], r["version"]).parser
+            for name, row, patch in (("gold", gold, r["patch"]), ("empty", empty, "")):
+                log = row["channel_detail"].get("log")
+                theirs[name] = swebench_report(Path(args.swebench), parser, r, run / log if log else None, patch)
+        c = counts[r["repo"]]
+        c[0] += 1
+        c[1] += gold["status"] == "passed"
+        c[2] += empty["status"] != "passed"
+        agree = all(theirs.get(n) is None or theirs[n] == (row["status"] == "passed")
+                    for n, row in (("gold", gold), ("empty", empty)))
+        c[3] += agree
+        c[4] += gold["status"] == "error" or empty["status"] == "error"
+        if gold["status"] != "passed":
+            differences.append(f"{r['instance_id']}: gold {label['gold']}: {gold['detail'][:300]}")
+        if empty["status"] == "passed":
+            differences.append(f"{r['instance_id']}: the empty patch resolved it")
+        if not agree:
+            differences.append(f"{r['instance_id']}: swebench's grading on passk's logs says gold "
+                               f"{theirs.get('gold')}, empty {theirs.get('empty')}")
+        table.append([r["instance_id"], r["version"], label["gold"], label["empty"],
+                      "-" if not theirs else f"gold {'resolved' if theirs['gold'] else 'not'}, "
+                                             f"empty {'resolved' if theirs['empty'] else 'not'}",
+                      f"{gold.get('wall_s') or 0:.0f} s"])
+    from scripts import figures
+    body = figures.table(["instance", "version", "gold (passk)", "empty (passk)", "swebench 5.0.2 on passk's logs",
+                          "gold's wall"], table)
+    body += "\n\n" + figures.table(
+        ["repository", "instances", "gold resolved", "empty not resolved", "swebench's grading agrees", "error rows"],
+        [[repo, n, g, e, a, err] for repo, (n, g, e, a, err) in sorted(counts.items())])
+    body += "\n\nDifferences:\n\n" + ("\n".join(f"- {d}" for d in differences) if differences else "- none") + "\n"
+    print(body)
+    if args.write_docs:
+        figures.write("repos-agreement", body)
+    return 0 if not differences else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
