@@ -115,32 +115,41 @@ def problemtools(verifyproblem: str, package: Path) -> dict:
     return out
 
 
-def passk(package: Path, out_dir: Path) -> dict:
-    """{submissions/<dir>/<file>: (verdict, language, status, reason, score)} as `passk verify` gives them."""
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "verify", str(package), "--out", str(out_dir),
-                           "--quiet", "--k", "1", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=3600)
+def passk(given: Path, out_dir: Path) -> dict:
+    """{(package, submissions/<dir>/<file>): (verdict, language, status, reason, score)} as `passk verify` gives
+    them, for a package or a whole contest directory (as a user gives either: a contest's packages may share
+    files by links inside it)."""
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "verify", str(given), "--out", str(out_dir),
+                           "--quiet", "--k", "1", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=6 * 3600)
     try:
         entries = json.loads(proc.stdout)
-    except ValueError:   # the package refused (one line, exit 2) or the run failed: every submission differs
-        print(f"passk verify failed on {package}: {proc.stderr.strip()[-2000:]}", file=sys.stderr, flush=True)
+    except ValueError:   # refused (one line, exit 2) or the run failed: every submission differs
+        print(f"passk verify failed on {given}: {proc.stderr.strip()[-2000:]}", file=sys.stderr, flush=True)
         return {}
-    return {e["file"].split("/submissions/", 1)[1]: (kattis_verdict(e["status"], e["reason"]), e["language"] or "python",
-                                                     e["status"], e["reason"], e["score"]) for e in entries}
+    out = {}
+    for e in entries:
+        package, sub = e["file"].split("/submissions/", 1)
+        out[(package.rsplit("/", 1)[-1], sub)] = (kattis_verdict(e["status"], e["reason"]), e["language"] or "python",
+                                                  e["status"], e["reason"], e["score"])
+    return out
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("packages", nargs="*", help="Kattis packages (default: every package in problems/kattis)")
+    ap.add_argument("packages", nargs="*", help="Kattis packages, or contest directories of them (passk is given a "
+                                                "contest whole, as a user would; default: every package in problems/kattis)")
     ap.add_argument("--verifyproblem", default="verifyproblem", help="problemtools' verifyproblem command")
     ap.add_argument("--write-docs", action="store_true", help="write docs/figures/judge-agreement.md")
     args = ap.parse_args()
     from harness.inputs.formats.kattis import packages
-    found = [Path(p) for p in args.packages] or packages(ROOT / "problems" / "kattis")
+    given = [Path(p) for p in args.packages] or [ROOT / "problems" / "kattis"]
+    found = [pkg for g in given for pkg in packages(g)]
     rows, by_dir, by_lang, by_package = [], defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0]), defaultdict(lambda: [0, 0])
     with tempfile.TemporaryDirectory() as tmp:
-        for number, package in enumerate(found):
+        judged = {number: passk(g, Path(tmp) / f"{number}-{g.name}") for number, g in enumerate(given)}
+        for number, package in ((n, pkg) for n, g in enumerate(given) for pkg in packages(g)):
             pt = problemtools(args.verifyproblem, package)
-            ours = passk(package, Path(tmp) / f"{number}-{package.name}")
+            ours = {sub: v for (name, sub), v in judged[number].items() if name == package.name}
             print(f"{package.name}: problemtools judged {len(pt)}, passk {len(ours)}", file=sys.stderr, flush=True)
             # a scoring problem: problemtools' full score is what its accepted submissions get
             full = max((s for sub, (v, s) in pt.items() if sub.startswith("accepted/") and s is not None), default=None)
@@ -167,17 +176,17 @@ def main() -> int:
     lines += ["", "| expected verdict | agree |", "|---|---|"] + [f"| {k} | {a}/{n} |" for k, (a, n) in sorted(by_dir.items())]
     lines += ["", "| language | agree |", "|---|---|"] + [f"| {k} | {a}/{n} |" for k, (a, n) in sorted(by_lang.items())]
     lines += ["", "| package | agree |", "|---|---|"] + [f"| {k} | {a}/{n} |" for k, (a, n) in sorted(by_package.items())]
-    judged = [r for r in rows if not isinstance(r[-1], str)]
-    agree = sum(1 for r in judged if r[-1])
-    headline = (f"passk and problemtools agree on {agree} of the {len(judged)} submissions both judged, of "
-                f"{len(found)} packages ({len(rows) - len(judged)} judged by one side only: the reason is in the table)")
+    both = [r for r in rows if not isinstance(r[-1], str)]
+    agree = sum(1 for r in both if r[-1])
+    headline = (f"passk and problemtools agree on {agree} of the {len(both)} submissions both judged, of "
+                f"{len(found)} packages ({len(rows) - len(both)} judged by one side only: the reason is in the table)")
     lines += ["", headline]
     table = "\n".join(lines)
     print(table)
     if args.write_docs:
         from scripts import figures
         figures.write("judge-agreement", table)
-    return 0 if agree == len(judged) else 1
+    return 0 if agree == len(both) else 1
 
 
 if __name__ == "__main__":

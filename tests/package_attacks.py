@@ -110,6 +110,22 @@ def _submission_out(pkg: Path) -> None:
     os.symlink("/etc/shadow", pkg / "submissions" / "accepted" / "shadow.py")
 
 
+def _contest(target: str, give: str):
+    """A contest directory whose package's validator header is a link (to `target`, relative to the
+    validator's directory); `give` "contest" or "package": what --problems names."""
+    def build(root: Path) -> Path:
+        contest = root / "contest"
+        (contest / "shared").mkdir(parents=True)
+        (contest / "shared" / "validation.h").write_text("// shared by the contest's validators\n")
+        pkg = honest_package(contest, HONEST_YAML + "validation: custom\n")
+        v = pkg / "output_validators" / "v"
+        v.mkdir(parents=True)
+        (v / "v.py").write_text(CHECKER_PY)
+        os.symlink(target, v / "validation.h")
+        return contest if give == "contest" else pkg
+    return build
+
+
 BOMB = ('a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n'
         'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n'
         'f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\ng: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\nh: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]\n')
@@ -151,6 +167,14 @@ PACKAGE_ATTACKS = [
     PackageAttack("problem.yaml linked to /etc/passwd", _with(lambda p: _relink(p / "problem.yaml", "/etc/passwd")),
                   "refused", ("problem.yaml", "leads outside the package")),
     PackageAttack("tests linked to other files of the package (honest)", _with(_inner_link), "loads"),
+    PackageAttack("a validator's header linked to the contest's shared one, the contest given (honest)",
+                  _contest("../../../shared/validation.h", "contest"), "loads"),
+    PackageAttack("a validator's header linked to the contest's shared one, the package given alone",
+                  _contest("../../../shared/validation.h", "package"), "refused",
+                  ("output_validators/v/validation.h", "leads outside the package")),
+    PackageAttack("a validator's header linked out of the contest directory, the contest given",
+                  _contest("../../../../../../../../../etc/passwd", "contest"), "refused",
+                  ("output_validators/v/validation.h", "leads outside the contest directory")),
     # absurd limits, in every place a limit is stated
     PackageAttack(".timelimit of 1e9", _yaml(HONEST_YAML, "1e9\n"), "refused", (".timelimit", "1e9", "ceiling")),
     PackageAttack(".timelimit of nan", _yaml(HONEST_YAML, "nan\n"), "refused", (".timelimit", "nan")),

@@ -15,7 +15,7 @@ def test_a_hostile_package_gets_its_written_outcome(tmp_path, attack):
     try:
         outcome, line = outcome_of(attack, tmp_path / "a")
     finally:
-        remove_tree(tmp_path / "a" / "add")
+        remove_tree(tmp_path / "a")
     assert outcome == attack.outcome, line
     for fragment in attack.says:
         assert fragment in line, line

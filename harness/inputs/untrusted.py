@@ -207,14 +207,20 @@ def _under_proc(path: Path) -> bool:
 
 
 class Package:
-    """A package directory whose files are read only through here: every path resolves inside `root`."""
+    """A package directory whose files are read only through here: every path resolves inside `root`, or
+    inside `boundary` where one is given (the contest directory a run was given, whose packages may share
+    files by links, as BAPCtools' contests share their validators' header): never outside what the user
+    named."""
 
-    def __init__(self, root: Path, ceilings: Ceilings | None = None):
+    def __init__(self, root: Path, ceilings: Ceilings | None = None, boundary: Path | None = None):
         self.given = Path(root)
         real = Path(os.path.realpath(root))
         if _under_proc(real):
             raise InputError(f"{root}: a package under {'/' + real.parts[1]} is refused")
-        self.root = real
+        self.root = Path(os.path.realpath(boundary)) if boundary is not None else real
+        if real != self.root and self.root not in real.parents:
+            raise InputError(f"{root}: not inside {boundary}")
+        self.what = "the package" if boundary is None else "the contest directory"
         self.ceilings = ceilings or DEFAULT_CEILINGS
         self.data_bytes = 0
 
@@ -235,7 +241,7 @@ class Package:
         if _under_proc(real):
             raise InputError(f"{self.where(path)}: a link into /{real.parts[1]} is refused")
         if real != self.root and self.root not in real.parents:
-            raise InputError(f"{self.where(path)}: leads outside the package (a link out of it is refused)")
+            raise InputError(f"{self.where(path)}: leads outside {self.what} (a link out of it is refused)")
         try:
             st = os.stat(real)
         except OSError as e:

@@ -33,11 +33,11 @@ def cache_dir() -> Path:
     return Path(root) / "time_limits"
 
 
-def package_sha256(root: Path) -> str:
+def package_sha256(root: Path, boundary: Path | None = None) -> str:
     """A package's content hash: every regular file's path inside it and its bytes, read through the
-    package's checks (nothing outside the package is read)."""
+    package's checks (nothing outside the package, or the contest directory it came in, is read)."""
     from harness.inputs.untrusted import Package
-    pkg = Package(Path(root))
+    pkg = Package(Path(root), boundary=Path(boundary) if boundary else None)
     h = hashlib.sha256()
     for f in sorted(pkg.walk_files(Path(root)), key=lambda p: pkg.rel(p)):
         data = pkg.read_bytes(f)
@@ -49,7 +49,7 @@ def _cache_key(problem, facts: dict | None, python: str) -> str | None:
     root = problem.notes.get("path")
     if not root:
         return None
-    parts = [str(CACHE_VERSION), package_sha256(Path(root)), str((facts or {}).get("image_id")), python]
+    parts = [str(CACHE_VERSION), package_sha256(Path(root), problem.notes.get("contest")), str((facts or {}).get("image_id")), python]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

@@ -76,6 +76,12 @@ def packages(path: Path) -> list:
     return sorted(d for d in path.iterdir() if d.is_dir() and not d.is_symlink() and is_package(d))
 
 
+def _boundary(given: Path, package: Path) -> Path | None:
+    """The contest directory a package was found in (what its links may reach), or None for a package given
+    alone (its own directory bounds it)."""
+    return given if Path(package) != given else None
+
+
 def _legacy(meta: dict) -> bool:
     return str(meta.get("problem_format_version", "legacy")).startswith("legacy")
 
@@ -113,9 +119,10 @@ def _kinds(where: str, meta: dict, legacy: bool) -> set:
     return kinds
 
 
-def read_package(path: Path, ceilings: Ceilings | None = None) -> Problem:
+def read_package(path: Path, ceilings: Ceilings | None = None, boundary: Path | None = None) -> Problem:
+    """A package as a Problem; `boundary`: the contest directory it was found in, which its links may reach."""
     ceilings = ceilings or DEFAULT_CEILINGS
-    pkg = Package(path, ceilings)
+    pkg = Package(path, ceilings, boundary)
     try:
         return _read(pkg, Path(path), ceilings)
     except InputError:
@@ -183,7 +190,7 @@ def _read(pkg: Package, path: Path, ceilings: Ceilings) -> Problem:
                      dialect="kattis", includes=includes)
     notes = {"kattis": {"format_version": version, "time_multiplier": multiplier, "time_safety_margin": margin,
                         "time_resolution": resolution, "time_limit_known": time_limit is not None},
-             "path": str(path)}
+             "path": str(path), **({"contest": str(pkg.root)} if pkg.what != "the package" else {})}
     name = meta.get("name")
     if isinstance(name, dict):
         name = name.get("en") or next(iter(name.values()), None)
@@ -402,7 +409,7 @@ def load(path, records, ceilings: Ceilings | None = None) -> dict:
         raise InputError(f"{path}: no Kattis problem package here (a problem.yaml beside a data/ directory, "
                          "or a directory of such packages)")
     for pkg in found:
-        add(problems, str(pkg / "problem.yaml"), read_package(pkg, ceilings))
+        add(problems, str(pkg / "problem.yaml"), read_package(pkg, ceilings, _boundary(Path(path), pkg)))
     return problems
 
 
@@ -412,7 +419,7 @@ def submissions(path: Path, ceilings: Ceilings | None = None) -> list:
     directory (a submission of several files) has no text."""
     out = []
     for root in packages(Path(path)):
-        pkg = Package(root, ceilings)
+        pkg = Package(root, ceilings, _boundary(Path(path), root))
         subs = root / "submissions"
         if not pkg.is_dir(subs):
             continue
