@@ -288,6 +288,14 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--log-level", choices=("critical", "error", "warning", "info", "debug"), default="warning",
                     help="the HTTP server's log level")
     sv.add_argument("--base-image", default=default_base_image(), help="base image with python3 for passk's image")
+    sv.add_argument("--repos", default=None, metavar="DIR",
+                    help="repository tasks (SWE-bench rows, preloaded or inline): the repositories, DIR/<owner>/<name>")
+    sv.add_argument("--repo-specs", default=None, metavar="FILE", help="repository tasks: more environment specifications")
+    sv.add_argument("--repo-timeout-s", type=_positive(float), default=RepoSettings.timeout_s,
+                    help="repository tasks: the wall clock of one candidate's whole evaluation")
+    sv.add_argument("--no-strict-tests", dest="strict_tests", action="store_false",
+                    help="repository tasks: grade as SWE-bench's harness does, also a patch that touches the tests "
+                         "(the service refuses one by default: failed test_tampering)")
 
     dr = command("doctor", "what this machine has for running passk, what is missing, how to fix it")
     dr.add_argument("--base-image", default=default_base_image(), help="base image to look for")
@@ -580,9 +588,14 @@ def cmd_serve(args) -> int:
     settings = SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                base_image=args.base_image, executor=args.executor, ray_address=args.ray_address,
                                python=args.python, pin_cpus=args.pin_cpus)
+    repos = RepoSettings(dir=args.repos, specs=args.repo_specs, timeout_s=args.repo_timeout_s,
+                         strict_tests=args.strict_tests)
+    if any(p.channel == "repo" for p in problems.values()):   # every repository and commit checked at start
+        from harness.inputs.repos.tasks import prepare
+        problems = prepare(problems, repos, limits)
     options = ServiceOptions(max_queue=args.max_queue, deadline_s=args.deadline_s, max_candidates=args.max_candidates,
                              max_code_bytes=args.max_code_bytes, max_body_bytes=args.max_body_bytes,
-                             max_memory_mb=limits.memory_mb, ceilings=Ceilings.parse(args.ceiling))
+                             max_memory_mb=limits.memory_mb, ceilings=Ceilings.parse(args.ceiling), repos=repos)
     service = Service(limits, settings, options, problems)
     serve(args.host, args.port, service, token=args.token, log_level=args.log_level, grace_s=args.grace_s)
     return 0

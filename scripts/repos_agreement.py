@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Agreement you can check yourself, on real repositories: every gold patch resolved and every empty patch
-not, per instance and per repository, as `passk evaluate` gives them on SWE-bench rows; and SWE-bench's
+not, per instance and per repository, as `passk evaluate` gives them on SWE-bench rows; beside them a
+no-op patch (it adds one file and changes no code: the tests run on the base as it is, so its
+FAIL_TO_PASS tests must fail, which an empty patch, refused before it runs, does not show); and SWE-bench's
 own grading (swebench 5.0.2's harness/grading.py, get_eval_report) run on passk's logs beside passk's
 verdicts, per instance. Every difference is listed by name.
 
@@ -26,6 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+NOOP = ("diff --git a/.passk-noop b/.passk-noop\nnew file mode 100644\n--- /dev/null\n+++ b/.passk-noop\n"
+        "@@ -0,0 +1 @@\n+passk: a patch that changes no code\n")
+CANDIDATES = (("gold", None), ("empty", ""), ("noop", NOOP))   # sample index 0, 1, 2 of each instance
 PARSER_NAMES = {"pytest": "parse_log_pytest", "pytest_options": "parse_log_pytest_options",
                 "pytest_v2": "parse_log_pytest_v2", "sympy": "parse_log_sympy"}
 
@@ -73,8 +78,8 @@ def main() -> int:
     rows_file, preds_file = out / "rows.jsonl", out / "preds.jsonl"
     rows_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
     preds_file.write_text("".join(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": name,
-                                              "model_patch": patch}) + "\n"
-                                  for r in rows for name, patch in (("gold", r["patch"]), ("empty", ""))))
+                                              "model_patch": r["patch"] if patch is None else patch}) + "\n"
+                                  for r in rows for name, patch in CANDIDATES))
     run = out / "run"
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows_file), "--samples",
                            str(preds_file), "--repos", args.repos, "--out", str(run), "--k", "1", "--workers",
@@ -87,44 +92,46 @@ def main() -> int:
         r = json.loads(line)
         results[(r["task_id"], r["sample_index"])] = r      # the last row of a candidate counts
     from harness.inputs.repos.specs import spec_for
-    table, counts, differences = [], defaultdict(lambda: [0, 0, 0, 0, 0]), []
+    table, counts, differences = [], defaultdict(lambda: [0, 0, 0, 0, 0, 0]), []
     for r in rows:
-        gold, empty = results.get((r["instance_id"], 0)), results.get((r["instance_id"], 1))
-        if gold is None or empty is None:
+        got = {name: results.get((r["instance_id"], i)) for i, (name, _) in enumerate(CANDIDATES)}
+        if any(v is None for v in got.values()):
             differences.append(f"{r['instance_id']}: not run (the run stopped)")
             continue
-        label = {k: f"{v['status']} {v['reason']}" for k, v in (("gold", gold), ("empty", empty))}
+        label = {k: f"{v['status']} {v['reason']}" for k, v in got.items()}
         theirs = {}
         if args.swebench:
             parser = spec_for(r["repo"], r["version"]).parser
-            for name, row, patch in (("gold", gold, r["patch"]), ("empty", empty, "")):
-                log = row["channel_detail"].get("log")
-                theirs[name] = swebench_report(Path(args.swebench), parser, r, run / log if log else None, patch)
+            for name, patch in CANDIDATES:
+                log = got[name]["channel_detail"].get("log")
+                theirs[name] = swebench_report(Path(args.swebench), parser, r, run / log if log else None,
+                                               r["patch"] if patch is None else patch)
         c = counts[r["repo"]]
         c[0] += 1
-        c[1] += gold["status"] == "passed"
-        c[2] += empty["status"] != "passed"
-        agree = all(theirs.get(n) is None or theirs[n] == (row["status"] == "passed")
-                    for n, row in (("gold", gold), ("empty", empty)))
-        c[3] += agree
-        c[4] += gold["status"] == "error" or empty["status"] == "error"
-        if gold["status"] != "passed":
-            differences.append(f"{r['instance_id']}: gold {label['gold']}: {gold['detail'][:300]}")
-        if empty["status"] == "passed":
-            differences.append(f"{r['instance_id']}: the empty patch resolved it")
+        c[1] += got["gold"]["status"] == "passed"
+        c[2] += got["empty"]["status"] != "passed"
+        c[3] += got["noop"]["status"] != "passed"
+        agree = all(theirs.get(n) is None or theirs[n] == (row["status"] == "passed") for n, row in got.items())
+        c[4] += agree
+        c[5] += any(v["status"] == "error" for v in got.values())
+        if got["gold"]["status"] != "passed":
+            differences.append(f"{r['instance_id']}: gold {label['gold']}: {got['gold']['detail'][:300]}")
+        for name in ("empty", "noop"):
+            if got[name]["status"] == "passed":
+                differences.append(f"{r['instance_id']}: the {name} patch resolved it")
         if not agree:
-            differences.append(f"{r['instance_id']}: swebench's grading on passk's logs says gold "
-                               f"{theirs.get('gold')}, empty {theirs.get('empty')}")
-        table.append([r["instance_id"], r["version"], label["gold"], label["empty"],
-                      "-" if not theirs else f"gold {'resolved' if theirs['gold'] else 'not'}, "
-                                             f"empty {'resolved' if theirs['empty'] else 'not'}",
-                      f"{gold.get('wall_s') or 0:.0f} s"])
+            differences.append(f"{r['instance_id']}: swebench's grading on passk's logs says " +
+                               ", ".join(f"{n} {'resolved' if v else 'not'}" for n, v in theirs.items()))
+        table.append([r["instance_id"], r["version"], label["gold"], label["empty"], label["noop"],
+                      "-" if not theirs else ", ".join(f"{n} {'resolved' if v else 'not'}" for n, v in theirs.items()),
+                      f"{got['gold'].get('wall_s') or 0:.0f} s"])
     from scripts import figures
-    body = figures.table(["instance", "version", "gold (passk)", "empty (passk)", "swebench 5.0.2 on passk's logs",
-                          "gold's wall"], table)
+    body = figures.table(["instance", "version", "gold (passk)", "empty (passk)", "no-op (passk)",
+                          "swebench 5.0.2 on passk's logs", "gold's wall"], table)
     body += "\n\n" + figures.table(
-        ["repository", "instances", "gold resolved", "empty not resolved", "swebench's grading agrees", "error rows"],
-        [[repo, n, g, e, a, err] for repo, (n, g, e, a, err) in sorted(counts.items())])
+        ["repository", "instances", "gold resolved", "empty not resolved", "no-op not resolved",
+         "swebench's grading agrees", "instances with an error row"],
+        [[repo, *c] for repo, c in sorted(counts.items())])
     body += "\n\nDifferences:\n\n" + ("\n".join(f"- {d}" for d in differences) if differences else "- none") + "\n"
     print(body)
     if args.write_docs:

@@ -299,3 +299,25 @@ def test_a_swe_bench_environment_spec_is_read_or_refused_by_name():
         spec_for("nobody/nothing", "1.0", where="rows.jsonl:1")
     with pytest.raises(InputError, match="version '0.0'"):
         spec_for("sympy/sympy", "0.0", where="rows.jsonl:1")
+
+
+@pytest.mark.docker
+def test_passk_serve_rewards_a_patch_to_a_preloaded_or_inline_instance(tmp_path):
+    from tests.repo_fixtures import BREAKS, EDITS_TESTS, GOLD, row, write_task
+    from tests.test_serve import Server
+    t = write_task(tmp_path, [GOLD])
+    s = Server("--workers", "2", "--problems", str(t["rows"]), "--repos", str(t["repos"]), "--repo-specs",
+               str(t["specs"]), "--deadline-s", "600")
+    try:
+        got = s.post("/v1/evaluate", {"problem": {"id": "passk-tests__tinycalc-1"}, "reward": "fraction",
+                                      "candidates": [{"patch": GOLD}, {"patch": BREAKS}, {"patch": ""},
+                                                     {"patch": EDITS_TESTS}]}, timeout=900)
+        rows = got["rows"]
+        assert [(r["status"], r["reason"], r["reward"]) for r in rows] == [
+            ("passed", "resolved", 1.0), ("failed", "tests_failed", 0.0), ("failed", "empty_patch", 0.0),
+            ("failed", "test_tampering", 0.0)]   # the service grades strictly by default
+        inline = s.post("/v1/evaluate", {"problem": {"record": {**row(t["base"]), "instance_id": "inline-1"}},
+                                         "candidates": [{"patch": GOLD}]}, timeout=900)
+        assert (inline["rows"][0]["status"], inline["rows"][0]["reward"]) == ("passed", 1.0)
+    finally:
+        s.stop()

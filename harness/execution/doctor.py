@@ -73,6 +73,7 @@ def checks(base_image: str | None = None) -> list[Check]:
                      images[tag] or "not built yet (built on first use)",
                      f"passk images build --base-image {base_image}", needed=False))
     out += environment_checks(client, images[tag])
+    out += repo_environment_checks(client)
     out += language_checks(client, tag, images[tag])
     return out
 
@@ -135,6 +136,27 @@ def environment_checks(client, sandbox_id: str | None) -> list[Check]:
         for d in env.data:
             out.append(Check(f"  missing from {name}", False, d, "not provided: the tasks that need it fail, and "
                              "their rows say so", needed=False))
+    return out
+
+
+def repo_environment_checks(client) -> list[Check]:
+    """The repository environments built on this machine (one image per environment: inputs/repos), each with
+    its key, Python, packages and size; and whether git is here to export the repositories' trees."""
+    import shutil
+    from harness.inputs.repos.environment import LABEL_KEY
+    out = [Check("git (repository tasks)", shutil.which("git") is not None,
+                 shutil.which("git") or "not found", "apt-get install git", needed=False)]
+    try:
+        images = client.images.list(filters={"label": LABEL_KEY})
+    except Exception:  # noqa: BLE001 - reported as none
+        images = []
+    for img in sorted(images, key=lambda i: (i.labels or {}).get(LABEL_KEY, "")):
+        tag = img.tags[0] if img.tags else img.id[:19]
+        out.append(Check(f"repository environment {(img.labels or {}).get(LABEL_KEY)}", True,
+                         f"image {tag} ({img.attrs.get('Size', 0) / 1e6:.0f} MB)", "", needed=False))
+    if not images:
+        out.append(Check("repository environments", True, "none built yet (each is built on first use: one image "
+                         "per environment, never one per instance)", "", needed=False))
     return out
 
 

@@ -161,9 +161,12 @@ def parse_candidates(body: dict, max_candidates: int, max_code_bytes: int, probl
             c = {"code": c}
         if not isinstance(c, dict):
             raise BadRequest(f"{where} must be an object with code (a whole program) or completion")
+        if "patch" in c and problem.channel == "repo":   # a repository task's candidate is a patch
+            c = {**{k: v for k, v in c.items() if k != "patch"}, "code": c["patch"]}
         code, completion = c.get("code"), c.get("completion")
         if (code is None) == (completion is None):
-            raise BadRequest(f"{where} needs exactly one of code (a whole program) or completion (after the prompt)")
+            raise BadRequest(f"{where} needs exactly one of code (a whole program; a repository task's: patch) or "
+                             "completion (after the prompt)")
         text = code if code is not None else completion
         if not isinstance(text, str):
             raise BadRequest(f"{where}: code must be a string")
@@ -206,6 +209,11 @@ def reward_of(row, mode: str) -> float | None:
     if row.status == "error":
         return None
     binary = 1.0 if row.status == "passed" else 0.0
+    if mode == "fraction" and row.verdict_channel == "repo":   # FAIL_TO_PASS passing, PASS_TO_PASS held
+        total, passed = row.channel_detail.get("fail_to_pass_total"), row.channel_detail.get("fail_to_pass_passed")
+        if isinstance(total, int) and total > 0 and isinstance(passed, int):
+            return passed / total if row.channel_detail.get("pass_to_pass_held") == 1 else 0.0
+        return binary
     if mode == "fraction":
         total, passed = row.channel_detail.get("tests_total"), row.channel_detail.get("tests_passed")
         if isinstance(total, int) and total > 0 and isinstance(passed, int):

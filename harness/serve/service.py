@@ -19,7 +19,7 @@ from harness.execution.executor import Aborted, Stopped
 from harness.inputs.untrusted import DEFAULT_CEILINGS, Ceilings
 from harness.execution.evaluator import Evaluator
 from harness.execution.jobs import judge_limits
-from harness.inputs.config import Limits, SandboxSettings
+from harness.inputs.config import Limits, RepoSettings, SandboxSettings
 from harness.inputs.problem import Problem
 from harness.records.results import ResultRow
 
@@ -110,6 +110,9 @@ class ServiceOptions:
     max_body_bytes: int = 64 << 20   # per request
     max_memory_mb: int = 4096        # the most a request may ask for (the containers are sized for it)
     ceilings: Ceilings = DEFAULT_CEILINGS   # the most a request's limits or an inline record may state
+    # repository tasks: where the repositories are, the specs, their limits; strict grading by default (a
+    # reward must not come from a patch that edited the tests)
+    repos: RepoSettings = field(default_factory=lambda: RepoSettings(strict_tests=True))
 
 
 class Service:
@@ -123,6 +126,7 @@ class Service:
         self.metrics = Metrics()
         self._lock = threading.Lock()
         self._executors: dict[str, Evaluator] = {}
+        self._repo_tasks: dict[str, Problem] = {}   # repository tasks made ready, by instance
         self._queued = 0       # candidates admitted and not yet finished
         self._running_since = time.monotonic()
         self._done = 0
@@ -202,6 +206,8 @@ class Service:
         key = problem.language if problem.channel != "io" else "python"
         if limits is None and problem.judge is not None:   # a judged problem's own limits, within the containers'
             limits = self.cap_limits(judge_limits(self.limits, problem.judge))
+        if problem.channel == "repo":   # a repository task: made ready once, under the service's repo settings
+            problem, limits = self.repo_task(problem), None
         ex = self._executor(key)
         try:
             return ex.submit(problem, program, limits=limits, language=language, fields=fields)
@@ -209,6 +215,21 @@ class Service:
             raise
         except (HarnessError, OSError) as e:
             raise Unavailable(f"the sandbox cannot run candidates now: {e}") from e
+
+    def repo_task(self, problem: Problem) -> Problem:
+        """A repository task (a preloaded or inline SWE-bench row) made ready under the service's settings
+        (its repositories, specs, limits and strict grading), kept by instance."""
+        from harness.inputs.repos.tasks import PreparedTask, prepare
+        if isinstance(problem.repo, PreparedTask):
+            return problem
+        with self._lock:
+            ready = self._repo_tasks.get(problem.task_id)
+            if ready is not None and ready.repo.task == problem.repo:
+                return ready
+        ready = prepare({problem.task_id: problem}, self.options.repos, self.limits)[problem.task_id]
+        with self._lock:
+            self._repo_tasks[problem.task_id] = ready
+        return ready
 
     def abort(self, futures) -> int:
         """End the candidates of `futures` that run now (and cancel the queued): how many were running."""

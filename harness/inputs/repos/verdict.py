@@ -126,6 +126,9 @@ def apply(row, task, sample, result: dict) -> None:
                             for k, v in statuses.items()}
     report = grade(statuses, task.task.fail_to_pass, task.task.pass_to_pass, strict=task.strict)
     detail["graded_tests"] = len(statuses)
+    # what a fractional reward reads (serve/bodies.py): FAIL_TO_PASS passing, and whether PASS_TO_PASS held
+    detail["fail_to_pass_passed"], detail["fail_to_pass_total"] = len(report.fail_to_pass[0]), len(task.task.fail_to_pass)
+    detail["pass_to_pass_held"] = int(not report.pass_to_pass[1])
     if unbelievable:
         detail["log_not_graded"] = unbelievable
     row.tests = [{"name": n[:500], "list": "FAIL_TO_PASS" if i < len(task.task.fail_to_pass) else "PASS_TO_PASS",
