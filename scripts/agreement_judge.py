@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 PT_LINE = re.compile(r"^(?:ERROR\s+|\s+)(?P<sub>[\w.+-]+/\S+) \((?P<lang>[^)]*(?:\([^)]*\))?[^)]*)\)"
                      r"(?: OK(?: with extra time)?: | got )(?P<verdict>[A-Z]+)(?: \((?P<score>[-\d.]+)\))?")
 PT_COMPILE = re.compile(r"^ERROR Compile error for (?P<sub>[\w.+-]+/\S+) \(")
+REFUSED = "(refused)"   # problemtools' key for a package it would not load: its message
 PT_LICENSES = ("unknown", "public domain", "cc0", "cc by", "cc by-sa", "educational", "permission")
 JAVA_17 = ("java:\n    compile: 'javac -encoding UTF-8 -sourcepath {path} -d {path} {files}'\n")
 
@@ -60,9 +61,9 @@ def not_both(sub: str, theirs: str, ours: str) -> str | None:
 
 
 def for_problemtools(package: Path, tmp: str) -> Path:
-    """The package as problemtools is given it: unchanged, except for two metadata fields of legacy
-    problem.yaml files that problemtools 1.20260907's schema refuses while contests' own judges take them, in
-    a copy: a `name` that is a map of languages (NWERC 2023's, `name: {en: ...}`) becomes its English (or
+    """The package as problemtools is given it: unchanged, except, in a copy: a package of a contest that has
+    its own languages.yaml is copied alone (below); and metadata fields of legacy problem.yaml files that
+    problemtools 1.20260907's schema refuses while contests' own judges take them: a `name` that is a map of languages (NWERC 2023's, `name: {en: ...}`) becomes its English (or
     first) string ('Input should be a valid string'); a `uuid` that is not a UUID (KARWa's, a problem
     letter) and a `license` outside its list (KARWa's `mit`) are left out ('Input should be a valid UUID',
     "Input should be 'unknown', ..."). None of them is read by a judge. passk gets the package unchanged."""
@@ -71,26 +72,33 @@ def for_problemtools(package: Path, tmp: str) -> Path:
     import yaml
     meta_file = package / "problem.yaml"
     meta = yaml.safe_load(meta_file.read_text()) if meta_file.is_file() else None
-    if not isinstance(meta, dict) or "problem_format_version" in meta:
-        return package
     changes = []
-    if isinstance(meta.get("name"), dict):
+    if (package.parent / "languages.yaml").is_file():
+        # problemtools reads a contest's own languages.yaml from the package's parent (KARWa 2025's is in a
+        # schema problemtools 1.20260907 refuses: 'must specify both "shebang" and "shebang_files"'); passk
+        # runs problemtools' own commands: both are given those, the package copied alone, its links into
+        # the contest replaced by the files they name
+        changes.append("the package is copied alone (the contest's languages.yaml is not read)")
+    if not isinstance(meta, dict) or "problem_format_version" in meta:
+        meta = None
+    if meta is not None and isinstance(meta.get("name"), dict):
         names = meta["name"]
         meta["name"] = str(names.get("en", next(iter(names.values()))))
         changes.append(f"name is the string {meta['name']!r}")
-    if "uuid" in meta:
+    if meta is not None and "uuid" in meta:
         try:
             uuid.UUID(str(meta["uuid"]))
         except ValueError:
             changes.append(f"uuid {meta.pop('uuid')!r} (not a UUID) is left out")
-    if "license" in meta and str(meta["license"]).lower() not in PT_LICENSES:
+    if meta is not None and "license" in meta and str(meta["license"]).lower() not in PT_LICENSES:
         changes.append(f"license {meta.pop('license')!r} (not one of problemtools' list) is left out")
     if not changes:
         return package
     copy = Path(tmp) / package.name
-    shutil.copytree(package, copy, symlinks=True)
-    (copy / "problem.yaml").write_text(yaml.safe_dump(meta, allow_unicode=True))
-    print(f"{package.name}: problemtools is given a copy whose problem.yaml " + "; ".join(changes),
+    shutil.copytree(package, copy, symlinks=False)
+    if meta is not None:
+        (copy / "problem.yaml").write_text(yaml.safe_dump(meta, allow_unicode=True))
+    print(f"{package.name}: problemtools is given a copy: " + "; ".join(changes),
           file=sys.stderr, flush=True)
     return copy
 
@@ -105,6 +113,8 @@ def problemtools(verifyproblem: str, package: Path) -> dict:
                               env={**os.environ, "XDG_CONFIG_HOME": conf}, timeout=3600)
     out = {}
     for line in (proc.stdout + proc.stderr).splitlines():
+        if line.startswith("ERROR Failed to load problem"):
+            out[REFUSED] = line.removeprefix("ERROR ")[:200]
         m = PT_LINE.match(line)
         if m:
             out[m.group("sub")] = (m.group("verdict"), float(m.group("score")) if m.group("score") else None)
@@ -149,6 +159,9 @@ def main() -> int:
         judged = {number: passk(g, Path(tmp) / f"{number}-{g.name}") for number, g in enumerate(given)}
         for number, package in ((n, pkg) for n, g in enumerate(given) for pkg in packages(g)):
             pt = problemtools(args.verifyproblem, package)
+            refused = pt.pop(REFUSED, None)
+            if refused:
+                print(f"{package.name}: problemtools refused it: {refused}", file=sys.stderr, flush=True)
             ours = {sub: v for (name, sub), v in judged[number].items() if name == package.name}
             print(f"{package.name}: problemtools judged {len(pt)}, passk {len(ours)}", file=sys.stderr, flush=True)
             # a scoring problem: problemtools' full score is what its accepted submissions get
@@ -163,6 +176,8 @@ def main() -> int:
                 else:
                     agree = verdict == theirs
                 why = not_both(sub, theirs, verdict)
+                if why and refused and theirs == "-":
+                    why = f"not run by problemtools: it refused the package ({refused})"
                 rows.append((package.name, sub, lang, theirs, verdict, f"{status} {reason}" + (f" {score:.3f}" if score is not None else ""),
                              why or agree))
                 if why:

@@ -321,3 +321,12 @@ def test_passk_serve_rewards_a_patch_to_a_preloaded_or_inline_instance(tmp_path)
         assert (inline["rows"][0]["status"], inline["rows"][0]["reward"]) == ("passed", 1.0)
     finally:
         s.stop()
+
+
+@pytest.mark.docker
+def test_the_hostile_patches_get_their_written_labels_and_reach_no_later_candidate(tmp_path):
+    from tests.repo_attacks import run_table
+    pairs, unexpected, honest = run_table(tmp_path)
+    wrong = [(a.name, got) for a, got in pairs if got != (a.default, a.strict)]
+    assert unexpected == 0, (wrong, honest)
+    assert not [a.name for a, (_, strict) in pairs if strict[0] == "passed" and a.default != a.strict]

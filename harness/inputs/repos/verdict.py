@@ -114,6 +114,10 @@ def apply(row, task, sample, result: dict) -> None:
     statuses, unbelievable = log_statuses(task, log, exit_code)
     listed = list(task.task.fail_to_pass) + list(task.task.pass_to_pass)
     report_statuses = None
+    if task.junit and not isinstance(result.get("junit_b64"), str):
+        detail["report_missing"] = 1   # pytest writes it at its session's end: this run did not get there
+        if task.strict:
+            statuses, unbelievable = {}, "the runner's own report is missing: its run did not finish"
     if isinstance(result.get("junit_b64"), str):
         report_statuses = junit_by_nodeid(junit_statuses(base64.b64decode(result["junit_b64"])),
                                           [resolve(n, statuses) or n for n in listed])

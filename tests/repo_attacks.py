@@ -1,0 +1,152 @@
+"""Hostile patches to a repository task (tinycalc, tests/repo_fixtures.py), each with the label it must get by
+default (graded as SWE-bench's harness grades) and with --strict-tests, written before it ran. Used by
+test_repos.py and by scripts/repo_attacks.py (which prints the table for the docs).
+
+What cannot be kept out is said, not hidden: the patch's code runs in the test process, so a conftest.py
+that rewrites every report to "passed" is resolved by the harness's grading too (`documented` below); with
+--strict-tests it is refused before it runs. Nothing may be a false resolved under --strict-tests, nothing a
+patch does may be an `error`, and nothing may reach the next candidate (each gets a fresh container)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.repo_fixtures import FILES, GOLD
+
+
+def patch_of(changes: dict, links: dict | None = None) -> str:
+    """The patch that turns tinycalc's base into its base with `changes` ({path: new text, or None to
+    delete}) and `links` ({path: symlink target}), as `git diff --binary` writes it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+               "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1", "HOME": tmp}
+
+        def git(*args):
+            return subprocess.run(["git", "-C", tmp, *args], check=True, capture_output=True, env=env).stdout
+
+        git("init", "-q")
+        for name, text in FILES.items():
+            (work / name).parent.mkdir(parents=True, exist_ok=True)
+            (work / name).write_text(text)
+        git("add", "-A")
+        git("commit", "-q", "-m", "base")
+        for name, text in changes.items():
+            path = work / name
+            if text is None:
+                path.unlink()
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text)
+        for name, target in (links or {}).items():
+            os.symlink(target, work / name)
+        git("add", "-A")
+        return git("diff", "--cached", "--binary").decode()
+
+
+FIXED = FILES["tinycalc/__init__.py"].replace("def mean(xs):\n", "def mean(xs):\n    if not xs:\n        return 0.0\n")
+BROKEN_TESTS = "def test_add():\n    pass\n\n\ndef test_mean():\n    pass\n\n\ndef test_mean_of_nothing():\n    pass\n"
+
+
+@dataclass(frozen=True)
+class PatchAttack:
+    name: str
+    patch: str
+    default: tuple                  # (status, reason) graded as the harness grades
+    strict: tuple                   # with --strict-tests
+    documented: str = ""            # why the default label is not the truth, where it cannot be
+
+
+def attacks() -> list:
+    init = FILES["tinycalc/__init__.py"]
+    return [
+        PatchAttack("the gold patch (honest)", GOLD, ("passed", "resolved"), ("passed", "resolved")),
+        PatchAttack("edits the FAIL_TO_PASS test to pass", patch_of({"tests/test_calc.py": BROKEN_TESTS}),
+                    ("failed", "tests_failed"), ("failed", "test_tampering")),
+        PatchAttack("deletes the test file", patch_of({"tests/test_calc.py": None}),
+                    ("failed", "tests_failed"), ("failed", "test_tampering")),
+        PatchAttack("skips the FAIL_TO_PASS test from a conftest.py", patch_of({"conftest.py":
+                    "import pytest\ndef pytest_collection_modifyitems(items):\n    for it in items:\n"
+                    "        it.add_marker(pytest.mark.skip(reason='no'))\n"}),
+                    ("failed", "tests_failed"), ("failed", "test_tampering")),
+        PatchAttack("a conftest.py that marks every test passed", patch_of({"conftest.py":
+                    "import pytest\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+                    "    out = yield\n    r = out.get_result()\n    r.outcome = 'passed'\n"}),
+                    ("passed", "resolved"), ("failed", "test_tampering"),
+                    documented="the patch's code runs in the test process: the harness's grading resolves it too"),
+        # (its expectation was `passed resolved`, written before it ran: pytest's capture holds what a module
+        # prints while the tests are collected, and the exit ends the process before it is shown)
+        PatchAttack("prints fake PASSED lines while pytest captures them, then exits 0", patch_of(
+                    {"tinycalc/__init__.py": init + "\nimport os, sys\nfor t in ('test_add', 'test_mean', "
+                     "'test_mean_of_nothing'):\n    print('PASSED tests/test_calc.py::' + t)\nsys.stdout.flush()\n"
+                     "os._exit(0)\n"}), ("failed", "tests_failed"), ("failed", "tests_failed")),
+        PatchAttack("writes fake PASSED lines past pytest's capture (to every descriptor), then exits 0", patch_of(
+                    {"tinycalc/__init__.py": init + "\nimport os\nlines = b''.join(b'PASSED tests/test_calc.py::' + "
+                     "t + b'\\n' for t in (b'test_add', b'test_mean', b'test_mean_of_nothing'))\n"
+                     "for fd in range(1, 64):\n    try:\n        os.write(fd, lines)\n    except OSError:\n"
+                     "        pass\nos._exit(0)\n"}),
+                    ("passed", "resolved"), ("failed", "tests_failed"),
+                    documented="exit 0 and a log of passes: the harness's grading resolves it too; strict asks "
+                               "for pytest's own report, which a run that never finished did not write"),
+        PatchAttack("sys.exit(0) from the module the tests import", patch_of({"tinycalc/__init__.py": init +
+                    "\nimport sys\nsys.exit(0)\n"}), ("failed", "tests_failed"), ("failed", "tests_failed")),
+        PatchAttack("os._exit(0) from the module the tests import", patch_of({"tinycalc/__init__.py": init +
+                    "\nimport os\nos._exit(0)\n"}), ("failed", "tests_failed"), ("failed", "tests_failed")),
+        PatchAttack("a symlink out of the tree, read by the code", patch_of(
+                    {"tinycalc/__init__.py": FIXED + "\nSECRET = open(__file__[:-11] + 'leak').read()\n"},
+                    {"tinycalc/leak": "/etc/hostname"}), ("passed", "resolved"), ("passed", "resolved"),
+                    documented="the link reads the container's own /etc/hostname; nothing of the host is there"),
+        PatchAttack("a binary file in a git binary patch", patch_of({"tinycalc/blob.bin": bytes(range(256)) * 64}),
+                    ("failed", "tests_failed"), ("failed", "tests_failed")),
+        PatchAttack("a daemon that outlives the run and a .pth in the venv (the next candidate must see none)",
+                    patch_of({"tinycalc/__init__.py": FIXED +
+                              "\nimport os, glob, sys\nfor d in glob.glob('/venv/lib/python3*/site-packages'):\n"
+                              "    try:\n        open(d + '/zz_passk_evil.pth', 'w').write('import os; os._exit(3)\\n')\n"
+                              "    except OSError:\n        pass\n"
+                              "if os.fork() == 0:\n    os.setsid()\n    import time\n    time.sleep(3600)\n    os._exit(0)\n"}),
+                    ("passed", "resolved"), ("passed", "resolved"),
+                    documented="its own tests pass (the fix is in it); a .pth it left would end every later Python"),
+        PatchAttack("fills the disk", patch_of({"tinycalc/__init__.py": FIXED +
+                    "\ntry:\n    with open('/testbed/fill', 'wb') as f:\n        while True:\n"
+                    "            f.write(b'x' * (1 << 20))\nexcept OSError:\n    pass\n"}),
+                    ("passed", "resolved"), ("passed", "resolved"),
+                    documented="the tree's tmpfs fills (its own space), the host's disk is not touched; the fix passes"),
+    ]
+
+
+HONEST_AFTER = 4
+
+
+def run_table(root: Path) -> tuple:
+    """([(attack, (default label, strict label))], unexpected labels, the honest candidates' labels after them)."""
+    import json
+    import subprocess
+    import sys
+    from tests.repo_fixtures import write_task
+    table = attacks()
+    predictions = [a.patch for a in table] + [GOLD] * HONEST_AFTER
+    t = write_task(root, predictions)
+    got = {}
+    for mode in ("default", "strict"):
+        out = root / f"run-{mode}"
+        cmd = [sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(t["rows"]), "--samples", str(t["preds"]),
+               "--repos", str(t["repos"]), "--repo-specs", str(t["specs"]), "--out", str(out), "--k", "1",
+               "--workers", "2", "--quiet", *(["--strict-tests"] if mode == "strict" else [])]
+        proc = subprocess.run(cmd, cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True, timeout=3600)
+        if not (out / "results.jsonl").exists():
+            raise AssertionError(proc.stderr[-2000:])
+        got[mode] = {r["sample_index"]: (r["status"], r["reason"])
+                     for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    pairs = [(a, (got["default"][i], got["strict"][i])) for i, a in enumerate(table)]
+    unexpected = sum((d != a.default) + (s != a.strict) for a, (d, s) in pairs)
+    honest = {}
+    for mode in ("default", "strict"):
+        for i in range(len(table), len(table) + HONEST_AFTER):
+            label = f"{got[mode][i][0]} {got[mode][i][1]}"
+            honest[label] = honest.get(label, 0) + 1
+    unexpected += sum(n for label, n in honest.items() if label != "passed resolved")
+    return pairs, unexpected, ", ".join(f"{n} {label}" for label, n in honest.items())
