@@ -330,3 +330,24 @@ def test_the_hostile_patches_get_their_written_labels_and_reach_no_later_candida
     wrong = [(a.name, got) for a, got in pairs if got != (a.default, a.strict)]
     assert unexpected == 0, (wrong, honest)
     assert not [a.name for a, (_, strict) in pairs if strict[0] == "passed" and a.default != a.strict]
+
+
+@pytest.mark.docker
+def test_what_the_images_python_misses_among_the_wheels_is_named(tmp_path):
+    # regression (issue 44): pip on the host reads a dependency's markers for the host's Python, so a wheel only
+    # the image's Python needs (typing-extensions for setuptools-scm on 3.9) was never downloaded, and every
+    # pytest instance's install failed; the check asks the image's own Python, and it had read a failing
+    # pip's output from the wrong stream (always "nothing missing")
+    import subprocess
+    import sys
+
+    import docker
+
+    from harness.execution.sandbox.images import ensure_image
+    from harness.inputs.repos.environment import _missing_in_image, base_image
+    client = docker.from_env()
+    wheels = tmp_path / "w"
+    subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), "pip==24.2",
+                    "pytest==8.3.3"], check=True)
+    base = base_image(client, ensure_image(client))
+    assert _missing_in_image(client, base, wheels, ["pytest==8.3.3"], None).startswith(("iniconfig", "pluggy", "packaging"))

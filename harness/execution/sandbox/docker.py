@@ -364,8 +364,7 @@ class DockerSession(Session):
                 env[HOST_SOCKET_ENV] = f"{CONTAINER_SOCKET_DIR}/s"
             created = api.create_container(
                 b.facts["image"], stdin_open=b.transport == "attach", tty=False, user="0",
-                name=f"passk-{b.run_id[:8]}-{'repo' if is_repo(b.settings) else b.settings.language or 'python'}-"
-                     f"{next(b.counter)}", environment=env,
+                name=f"passk-{b.run_id[:8]}-{b.name_part}-{next(b.counter)}", environment=env,
                 labels=b.labels, host_config=config)
             self.container_id = created["Id"]
             b.track(self.container_id)
@@ -466,6 +465,10 @@ class DockerBackend(Backend):
         self.host_config = None
         self.transport = "attach"
         self.cpu_sets: list[str] | None = None
+        # what a container's name says it runs: its language, or its repository environment (each sibling
+        # executor has its own backend and counter: the names must not meet)
+        self.name_part = (f"repo-{settings.repo_environment['key'][-10:]}" if is_repo(settings)
+                          else settings.language or "python")
 
     def prepare(self) -> dict:
         info = self.client.info()

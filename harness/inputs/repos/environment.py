@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -79,7 +80,9 @@ def _sha256(path: Path) -> str:
 
 def _pip(args: list[str], what: str, check: bool = True) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # a setuptools_scm project's metadata builds without its history (its version does not decide its needs)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          env={**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0"})
     if check and proc.returncode != 0:
         lines = [ln for ln in proc.stdout.splitlines() if ln.strip() and not ln.startswith(("  Using", "  Downloading",
                                                                                                "Collecting", "  Obtaining"))]
@@ -95,10 +98,14 @@ def _target_args(target: dict) -> list[str]:
             "--abi", target["tag"], "--abi", "abi3", "--abi", "none", *plats, "--platform", "any"]
 
 
-def resolve(env: RepoEnvironment, target: dict, project: Path | None = None, log=None) -> dict:
+def resolve(env: RepoEnvironment, target: dict, project: Path | None = None, log=None, check=None) -> dict:
     """The environment's lock for the image's Python (`target`: environments.probe_image's facts): its
     wheels downloaded on the host once, then read from the cache (every file's sha256 checked). `project`:
-    the repository's tree at the environment's commit, whose own install and build requirements are added."""
+    the repository's tree at the environment's commit, whose own install and build requirements are added.
+    `check(wheels, requirements, project)`: pip's resolution of them by the image's own Python, offline,
+    from the wheels (None, or what it could not find): pip on the host evaluates a dependency's markers
+    (`python_version < "3.11"`) for the host's Python, so what only the image's needs is found there and
+    downloaded, until nothing is missing."""
     log = log or (lambda msg: print(f"passk: {msg}", file=sys.stderr))
     where = cache_root() / env.key
     lock_path = where / "lock.json"
@@ -121,23 +128,35 @@ def resolve(env: RepoEnvironment, target: dict, project: Path | None = None, log
             f"with pip on the host")
         req_file = work / "requirements.txt"
         req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
-        _pip(["download", *target_args, "-d", str(wheels), "-r", str(req_file)], f"environment {env.key}")
         project_notes = []
+        _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", project_notes)
         if project is not None:
             # what the repository needs to install: its build system's requirements, then its own (pip builds
             # its metadata on the host; an old project whose metadata does not build here installs what the
             # spec lists alone, as the harness's conda environment did before its instance's install)
             build_reqs = _build_requirements(project)
             if build_reqs:
-                _pip(["download", *target_args, "-d", str(wheels), *build_reqs], f"environment {env.key}: build system")
-            proc = _pip(["download", *target_args, "-d", str(wheels), str(project)], f"environment {env.key}",
-                        check=False)
-            if proc.returncode != 0:
-                tail = [ln for ln in proc.stdout.splitlines() if ln.strip()][-3:]
+                _download(build_reqs, target_args, wheels, work, f"environment {env.key}: build system", project_notes)
+            try:
+                _download([str(project)], target_args, wheels, work, f"environment {env.key}", project_notes)
+            except InputError as e:
+                tail = str(e).splitlines()[-3:]
                 project_notes.append("the repository's own requirements were not resolved on the host: " + " | ".join(tail))
                 log(f"repository environment {env.key}: {project_notes[-1]}")
         for stray in [p for p in wheels.iterdir() if not p.name.endswith(".whl")]:
             stray.unlink()      # a local project pip packed while downloading: never installed from here
+        if check is not None:
+            wanted = [INSTALLER, *BUILD_TOOLS, *requested, *(_build_requirements(project) if project else [])]
+            for _ in range(12):
+                missing = check(wheels, wanted, project)
+                if missing is None:
+                    break
+                log(f"repository environment {env.key}: the image's Python also needs {missing}")
+                _download([missing], target_args, wheels, work, f"environment {env.key}", project_notes)
+            else:
+                raise InputError(f"environment {env.key}: the image's Python still misses a package after 12 rounds")
+            for stray in [p for p in wheels.iterdir() if not p.name.endswith(".whl")]:
+                stray.unlink()
         files = [{"file": p.name, "sha256": _sha256(p)} for p in sorted(wheels.glob("*.whl"))]
         lock = {"format": LOCK_FORMAT, "key": env.key, "python": target["python"], "abi": target["tag"],
                 "requested": requested, "installer": INSTALLER, "files": files, "notes": project_notes,
@@ -154,6 +173,36 @@ def resolve(env: RepoEnvironment, target: dict, project: Path | None = None, log
         shutil.rmtree(work, ignore_errors=True)
 
 
+_NO_WHEEL = re.compile(r"No matching distribution found for ([A-Za-z0-9][A-Za-z0-9._-]*(?:==[^\s;]+)?)")
+
+
+def _download(what: list, target_args: list, wheels: Path, work: Path, label: str, notes: list) -> None:
+    """pip download of `what` for the environment's Python into `wheels`; a pinned package that publishes no
+    wheel (atomicwrites 1.4.1, old pure-Python releases) is built into one on the host from its sdist and the
+    download tried again (at most 8 times), each such build noted in the lock."""
+    for _ in range(8):
+        proc = _pip(["download", *target_args, "--find-links", str(wheels), "-d", str(wheels), *what], label, check=False)
+        if proc.returncode == 0:
+            return
+        missing = _NO_WHEEL.search(proc.stdout)
+        if missing is None:
+            break
+        spec = missing.group(1)
+        sources = work / "sources"
+        built = _pip(["download", "--no-deps", "--no-binary", ":all:", "-d", str(sources), spec], label, check=False)
+        sdists = sorted(sources.iterdir()) if sources.is_dir() else []
+        if built.returncode != 0 or not sdists:
+            break
+        before = set(wheels.glob("*.whl"))
+        _pip(["wheel", "--no-deps", "-w", str(wheels), str(sdists[-1])], f"{label}: {spec} from its sdist")
+        new = [w.name for w in set(wheels.glob("*.whl")) - before]
+        if not new or not all(n.endswith(("-none-any.whl",)) for n in new):
+            break   # only pure Python is built on the host: a compiled one would be this machine's, not the image's
+        notes.append(f"{spec}: no wheel published; built from its sdist on the host ({', '.join(new)})")
+        shutil.rmtree(sources, ignore_errors=True)
+    _pip(["download", *target_args, "--find-links", str(wheels), "-d", str(wheels), *what], label)
+
+
 def _build_requirements(project: Path) -> list[str]:
     """The `[build-system] requires` of a project's pyproject.toml (setuptools' own when it has none)."""
     pyproject = project / "pyproject.toml"
@@ -168,13 +217,70 @@ def _build_requirements(project: Path) -> list[str]:
     return [r for r in reqs if isinstance(r, str) and r.strip()]
 
 
+_MISSING = re.compile(r"No matching distribution found for ([^\n]+)")
+
+
+def _missing_in_image(client, image: str, wheels: Path, requirements: list, project: Path | None) -> str | None:
+    """What the image's Python cannot find among `wheels` to install `requirements` and the project (pip's
+    resolution, offline, no network, as the candidate's install will be): one requirement without its
+    marker, or None when nothing is missing."""
+    import docker.errors
+    installer = next(wheels.glob("pip-*.whl"), None)
+    if installer is None:
+        return INSTALLER
+    with tempfile.TemporaryDirectory(prefix="passk-check-") as tmp:
+        Path(tmp, "r.txt").write_text("\n".join(requirements) + "\n")
+        volumes = {str(wheels): {"bind": "/w", "mode": "ro"}, tmp: {"bind": "/r", "mode": "ro"}}
+        args = ["-r", "/r/r.txt"]
+        if project is not None:
+            volumes[str(project)] = {"bind": "/p", "mode": "ro"}
+            args.append("/p")
+        script = (f"cp -r /p /tmp/p 2>/dev/null; python3 -m venv /tmp/v && /tmp/v/bin/python -m pip install -q "
+                  f"--no-index /w/{installer.name} && /tmp/v/bin/python -m pip download --no-index --find-links /w "
+                  f"-d /tmp/d {' '.join(a if a != '/p' else '/tmp/p' for a in args)} 2>&1; true")
+        try:
+            out = client.containers.run(image, ["-c", script], entrypoint="/bin/sh", network_disabled=True, remove=True,
+                                        volumes=volumes, environment={"SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0",
+                                                                      "HOME": "/tmp"}).decode("utf-8", "replace")
+        except docker.errors.ContainerError as e:
+            out = (e.stderr or b"").decode("utf-8", "replace")
+    m = _MISSING.search(out)
+    return None if m is None else m.group(1).split(";")[0].strip().strip('"')
+
+
+# Every repository environment of a Debian release starts from this: passk's sandbox image with what a
+# repository's install and tests need of Debian (git, patch, a venv), from Debian's packages.
+_BASE_DOCKERFILE = """\
+# passk's repository base: passk's sandbox image, with git, patch and Python's venv from Debian's packages.
+ARG SANDBOX_IMAGE
+FROM ${SANDBOX_IMAGE}
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
+      git patch python3-venv python3-distutils ca-certificates >/dev/null \\
+ && rm -rf /var/lib/apt/lists/*
+"""
+
+
+def base_image(client, sandbox: dict, log=None) -> str:
+    """The repository base image on `sandbox` (built once per sandbox image): its tag."""
+    import docker.errors
+    from harness.core.images import build
+    tag = f"passk-repo-base:{hashlib.sha256((sandbox['image_id'] + _BASE_DOCKERFILE).encode()).hexdigest()[:12]}"
+    try:
+        client.images.get(tag)
+        return tag
+    except docker.errors.ImageNotFound:
+        pass
+    (log or (lambda m: print(f"passk: {m}", file=sys.stderr)))(f"building image {tag} (git, patch, venv from Debian)")
+    with tempfile.TemporaryDirectory(prefix="passk-repo-base-") as ctx:
+        Path(ctx, "Dockerfile").write_text(_BASE_DOCKERFILE)
+        build(client, ctx, tag, {"SANDBOX_IMAGE": sandbox["image"]})
+    return tag
+
+
 _DOCKERFILE = """\
 # passk repository environment {key}: {repo} (Python {python}), its packages installed offline into a venv.
-ARG SANDBOX_IMAGE
-FROM ${{SANDBOX_IMAGE}}
-RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
-      git patch python3-venv ca-certificates >/dev/null \\
- && rm -rf /var/lib/apt/lists/*
+ARG REPO_BASE
+FROM ${{REPO_BASE}}
 COPY wheels /opt/passk/wheels
 RUN python3 -m venv /venv \\
  && /venv/bin/python -m pip install -q --no-index --find-links /opt/passk/wheels {installer} \\
@@ -187,7 +293,7 @@ LABEL {label_key}="{key}" {label_lock}="{lock}"
 
 
 def image_tag(env: RepoEnvironment, sandbox: dict, lock: dict) -> str:
-    h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['sha256']}\0{env.key}\0{_DOCKERFILE}".encode()).hexdigest()
+    h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['sha256']}\0{env.key}\0{_BASE_DOCKERFILE}{_DOCKERFILE}".encode()).hexdigest()
     return f"{REPOSITORY}-{env.key}:{h[:12]}"
 
 
@@ -202,7 +308,8 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, project: Path | No
     if target["python"].rsplit(".", 1)[0] != env.spec.python:
         raise HarnessError(f"{sandbox['image']} has Python {target['python']}, not the {env.spec.python} "
                            f"{env.spec.repo} {env.spec.version} asks for")
-    lock = resolve(env, target, project, log)
+    repo_base = base_image(client, sandbox, log)
+    lock = resolve(env, target, project, log, check=lambda w, r, p: _missing_in_image(client, repo_base, w, r, p))
     tag = image_tag(env, sandbox, lock)
     facts = {**sandbox, "image": tag, "sandbox_image": sandbox["image"], "sandbox_image_id": sandbox["image_id"]}
     try:
@@ -225,7 +332,7 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, project: Path | No
                 key=env.key, repo=env.spec.repo, python=env.spec.python, installer=INSTALLER,
                 packages=" ".join(shlex.quote(p) for p in [*BUILD_TOOLS, *lock["requested"]]),
                 label_key=LABEL_KEY, label_lock=LABEL_LOCK, lock=lock["sha256"]))
-            img = build(client, ctx, tag, {"SANDBOX_IMAGE": sandbox["image"]})
+            img = build(client, ctx, tag, {"REPO_BASE": repo_base})
     freeze = client.containers.run(tag, ["/opt/passk/venv-freeze.txt"], entrypoint="/bin/cat", network_disabled=True,
                                    remove=True).decode("utf-8", "replace").split()
     return {**facts, "image_id": img.id,
