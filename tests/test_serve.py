@@ -491,8 +491,9 @@ def test_sigterm_after_the_grace_ends_the_running_candidates():
     s = Server("--workers", "1", "--grace-s", "2")
     run_id = s.health["run_id"]
     sleeper = "import time\ntime.sleep(300)\ndef add(a, b):\n    return a + b\n"
-    t = threading.Thread(target=lambda: _swallow(lambda: s.post(
-        "/v1/evaluate", {"problem": {"record": ADD}, "candidates": [sleeper], "limits": {"timeout_s": 60}}, timeout=120)))
+    got = {}
+    t = threading.Thread(target=lambda: got.setdefault("answer", _swallow(lambda: s.post(
+        "/v1/evaluate", {"problem": {"record": ADD}, "candidates": [sleeper], "limits": {"timeout_s": 60}}, timeout=120))))
     t.start()
     time.sleep(3)
     t0 = time.monotonic()
@@ -502,10 +503,15 @@ def test_sigterm_after_the_grace_ends_the_running_candidates():
     assert s.proc.returncode == 0, out
     assert took < 20, (took, out)
     assert _containers(run_id) == []
+    # regression (issue 43): the request in flight got an HTTP 500 when the server's grace ran out; the
+    # service ends its candidates just before, and the request answers with its rows
+    answer = got.get("answer")
+    assert isinstance(answer, dict) and [(r["status"], r["reason"]) for r in answer["rows"]] == \
+        [("error", "service_stopping")], answer
 
 
 def _swallow(call):
     try:
-        call()
-    except OSError:
-        pass
+        return call()
+    except OSError as e:
+        return e

@@ -38,7 +38,7 @@ def serve(host: str, port: int, service, token: str | None = None, log_level: st
     app = build_app(service, token)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level, access_log=False,
                             timeout_graceful_shutdown=grace_s, lifespan="off")
-    server = uvicorn.Server(config)
+    server = _Server(config, service, grace_s)
     print(f"passk serve: listening on http://{host}:{port} ({service.settings.workers} workers, "
           f"{facts.get('runtime', service.settings.runtime)}, {len(service.problems)} problems preloaded)",
           file=sys.stderr, flush=True)
@@ -53,3 +53,30 @@ def serve(host: str, port: int, service, token: str | None = None, log_level: st
     finally:
         service.close()
         print("passk serve: stopped; containers removed", file=sys.stderr, flush=True)
+
+
+def _stop_margin(grace_s: float) -> float:
+    """When, after a stop, the service ends what still runs: before the HTTP server's own grace ends (it
+    then drops the requests it still holds, an HTTP 500 for each), with time for them to answer."""
+    return max(0.0, grace_s - min(2.0, grace_s / 2))
+
+
+class _Server:
+    """uvicorn's server, and the service's end of a stop's grace: at _stop_margin after the first stop
+    signal, every candidate still queued or running is ended, so that each request in flight answers with its
+    rows (`error service_stopping` for what did not finish) before uvicorn gives up on it."""
+
+    def __new__(cls, config, service, grace_s: float):
+        import threading
+
+        import uvicorn
+
+        class Server(uvicorn.Server):
+            def handle_exit(self, sig, frame):
+                first = not self.should_exit
+                super().handle_exit(sig, frame)
+                if first:
+                    timer = threading.Timer(_stop_margin(grace_s), service.stop_work)
+                    timer.daemon = True
+                    timer.start()
+        return Server(config)

@@ -127,6 +127,7 @@ class Service:
         self._lock = threading.Lock()
         self._executors: dict[str, Evaluator] = {}
         self._repo_tasks: dict[str, Problem] = {}   # repository tasks made ready, by instance
+        self._inflight: set = set()                 # the futures of candidates queued or running
         self._queued = 0       # candidates admitted and not yet finished
         self._running_since = time.monotonic()
         self._done = 0
@@ -210,11 +211,29 @@ class Service:
             problem, limits = self.repo_task(problem), None
         ex = self._executor(key)
         try:
-            return ex.submit(problem, program, limits=limits, language=language, fields=fields)
+            future = ex.submit(problem, program, limits=limits, language=language, fields=fields)
         except InputError:
             raise
         except (HarnessError, OSError) as e:
             raise Unavailable(f"the sandbox cannot run candidates now: {e}") from e
+        with self._lock:
+            self._inflight.add(future)
+        future.add_done_callback(self._done)
+        return future
+
+    def _done(self, future) -> None:
+        with self._lock:
+            self._inflight.discard(future)
+
+    def stop_work(self) -> int:
+        """The end of a stop's grace, just before the HTTP server gives up on the requests in flight: every
+        candidate still queued or running is ended (its container killed), so each request answers with its
+        rows (`error service_stopping` for those), never an HTTP 500. How many were still there."""
+        self.stopping = True
+        with self._lock:
+            futures = list(self._inflight)
+        self.abort(futures)
+        return len(futures)
 
     def repo_task(self, problem: Problem) -> Problem:
         """A repository task (a preloaded or inline SWE-bench row) made ready under the service's settings
@@ -247,12 +266,16 @@ class Service:
         """The row of a finished, failed or cancelled future: never a `failed` for what was not the
         candidate's doing (a cancelled or faulted job is `error`, naming why)."""
         if future.cancelled():
+            why_cancelled = "service_stopping" if self.stopping and why_cancelled == "not_run" else why_cancelled
             row = _error_row(problem, index, why_cancelled, "the candidate did not run (cancelled before it started: "
                              "the client went away, the deadline passed, the sandbox failed or the service stopped)")
         else:
             error = future.exception()
             if error is None:
                 row = future.result()
+            elif isinstance(error, Aborted) and self.stopping:
+                row = _error_row(problem, index, "service_stopping", "the service stopped while the candidate ran "
+                                 "(the end of its stop's grace)")
             elif isinstance(error, Aborted):
                 row = _error_row(problem, index, why_cancelled if why_cancelled != "not_run" else "deadline",
                                  "the candidate was stopped while it ran: " + str(error))
