@@ -65,9 +65,9 @@ def environments(rows: list, repos: str) -> list:
         for img in client.images.list(filters={"label": f"org.passk.repo-environment={key}"}):
             client.images.remove(img.id, force=True)
         shutil.rmtree(cache_root() / key, ignore_errors=True)
-        env2, project = from_settings(to_settings(env, repos))
+        env2, projects = from_settings(to_settings(env, repos))
         t0 = time.monotonic()
-        facts = repo_image(client, sandbox, env2, project)
+        facts = repo_image(client, sandbox, env2, projects)
         minutes = (time.monotonic() - t0) / 60
         size = client.images.get(facts["image_id"]).attrs["Size"]
         base = client.images.get(sandbox["image_id"]).attrs["Size"]

@@ -189,11 +189,11 @@ class RepoJob:
             os.close(fd)
 
     @staticmethod
-    def tail(report, n=1500):
+    def tail(report, n=700):   # within the row's detail (1,000 characters, the head kept) with its lead
         if report is None:
             return "(no time left)"
-        text = (report.get("stdout") or b"")[-n:] + (report.get("stderr_tail") or b"")[-n:]
-        return clean_text(text.decode("utf-8", "replace"), n)
+        text = ((report.get("stdout") or b"")[-n:] + (report.get("stderr_tail") or b"")[-n:]).decode("utf-8", "replace")
+        return clean_text(text[-n:], n)   # the end: where a failing step says why
 
     def error(self, reason, detail):
         return self.finish("error", reason, detail)

@@ -96,9 +96,9 @@ def resolve_image(client, settings: SandboxSettings) -> dict:
         return {"image": settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
     if settings.repo_environment is not None:   # a repository environment: its Python's base, then its image
         from harness.inputs.repos.environment import from_settings
-        env, project = from_settings(settings.repo_environment)
+        env, projects = from_settings(settings.repo_environment)
         sandbox = ensure_image(client, env.base_image)
-        return repo_image(client, sandbox, env, project)
+        return repo_image(client, sandbox, env, projects)
     image = ensure_image(client, settings.base_image)
     if is_native(settings):
         image = ensure_language_image(client, image, settings.language)
@@ -120,15 +120,11 @@ def is_repo(settings: SandboxSettings) -> bool:
     return settings.repo_environment is not None
 
 
-def repo_image(client, sandbox: dict, env, project) -> dict:
-    """A repository environment's image (inputs/repos/environment.py), the tree it resolves from exported
-    for the time of the build only."""
-    import tempfile
+def repo_image(client, sandbox: dict, env, projects: dict) -> dict:
+    """A repository environment's image (inputs/repos/environment.py), its wheels resolved for every tree
+    `projects` exports (the environment's commit's and its instances')."""
     from harness.inputs.repos.environment import ensure_image as ensure_repo_image
-    if project is None:
-        return ensure_repo_image(client, sandbox, env)
-    with tempfile.TemporaryDirectory(prefix="passk-project-") as tmp:
-        return ensure_repo_image(client, sandbox, env, project(tmp))
+    return ensure_repo_image(client, sandbox, env, projects)
 
 
 def sandbox_memory_mb(limits: Limits, settings: SandboxSettings) -> int:

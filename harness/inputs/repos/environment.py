@@ -25,7 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
@@ -44,6 +44,7 @@ class RepoEnvironment:
     spec: EnvSpec
     requirements: str | None = None       # the repository's requirements file (spec packages: requirements.txt)
     commit: str | None = None             # the commit the environment is set up from (environment_setup_commit)
+    projects: tuple = field(default=(), compare=False)   # the instances' base commits its wheels must serve
 
     @property
     def key(self) -> str:
@@ -98,70 +99,80 @@ def _target_args(target: dict) -> list[str]:
             "--abi", target["tag"], "--abi", "abi3", "--abi", "none", *plats, "--platform", "any"]
 
 
-def resolve(env: RepoEnvironment, target: dict, project: Path | None = None, log=None, check=None) -> dict:
+def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, log=None, check=None) -> dict:
     """The environment's lock for the image's Python (`target`: environments.probe_image's facts): its
-    wheels downloaded on the host once, then read from the cache (every file's sha256 checked). `project`:
-    the repository's tree at the environment's commit, whose own install and build requirements are added.
-    `check(wheels, requirements, project)`: pip's resolution of them by the image's own Python, offline,
-    from the wheels (None, or what it could not find): pip on the host evaluates a dependency's markers
-    (`python_version < "3.11"`) for the host's Python, so what only the image's needs is found there and
-    downloaded, until nothing is missing."""
+    wheels, downloaded on the host (the image build cannot reach the index) and cached with every file's
+    sha256. `projects` ({commit: a function that exports the repository's tree at it into a directory}):
+    the trees whose installs the wheels must serve (the environment's commit's and every instance's: a base
+    commit may need what the environment's commit did not, pytest 4.6's importlib-metadata); each is checked
+    once and recorded in the lock, which grows (and the image with it) when a run brings a new one.
+    `check(wheels, requirements, project)`: pip's resolution by the image's own Python, offline, from the
+    wheels (None, or what it could not find): pip on the host reads a dependency's markers for the host's
+    Python (`python_version < "3.11"`), so what only the image's needs is found there and downloaded."""
     log = log or (lambda msg: print(f"passk: {msg}", file=sys.stderr))
+    projects = projects or {}
     where = cache_root() / env.key
     lock_path = where / "lock.json"
+    final = where / "wheels"
+    lock = None
     if lock_path.exists():
         lock = json.loads(lock_path.read_text())
-        wheels = where / "wheels"
-        bad = [p["file"] for p in lock["files"] if not (wheels / p["file"]).is_file()
-               or _sha256(wheels / p["file"]) != p["sha256"]]
-        if not bad:
-            return {**lock, "wheels": str(wheels)}
-        log(f"repository environment {env.key}: {len(bad)} cached wheel(s) changed or missing; resolving again")
+        bad = [p["file"] for p in lock["files"] if not (final / p["file"]).is_file()
+               or _sha256(final / p["file"]) != p["sha256"]]
+        if bad:
+            log(f"repository environment {env.key}: {len(bad)} cached wheel(s) changed or missing; resolving again")
+            lock = None
+        elif set(projects) <= set(lock.get("projects", [])):
+            return {**lock, "wheels": str(final)}
     where.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="resolve-", dir=where))
     try:
         wheels = work / "wheels"
-        wheels.mkdir()
         target_args = _target_args(target)
         requested = env.packages()
-        log(f"repository environment {env.key}: resolving {len(requested)} packages for Python {target['python']} "
-            f"with pip on the host")
-        req_file = work / "requirements.txt"
-        req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
-        project_notes = []
-        _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", project_notes)
-        if project is not None:
-            # what the repository needs to install: its build system's requirements, then its own (pip builds
-            # its metadata on the host; an old project whose metadata does not build here installs what the
-            # spec lists alone, as the harness's conda environment did before its instance's install)
+        notes = list(lock.get("notes", [])) if lock else []
+        done = list(lock.get("projects", [])) if lock else []
+        if lock is not None:
+            shutil.copytree(final, wheels)
+        else:
+            wheels.mkdir()
+            log(f"repository environment {env.key}: resolving {len(requested)} packages for Python {target['python']} "
+                f"with pip on the host")
+            req_file = work / "requirements.txt"
+            req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
+            _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes)
+        for commit, export in projects.items():
+            if commit in done:
+                continue
+            project = export(str(work / f"p-{commit[:12]}"))
+            # its build system's requirements and its own, for the image's Python: on the host first (what
+            # pip finds there), then what the image's Python still misses
             build_reqs = _build_requirements(project)
             if build_reqs:
-                _download(build_reqs, target_args, wheels, work, f"environment {env.key}: build system", project_notes)
+                _download(build_reqs, target_args, wheels, work, f"environment {env.key}: build system", notes)
             try:
-                _download([str(project)], target_args, wheels, work, f"environment {env.key}", project_notes)
-            except InputError as e:
-                tail = str(e).splitlines()[-3:]
-                project_notes.append("the repository's own requirements were not resolved on the host: " + " | ".join(tail))
-                log(f"repository environment {env.key}: {project_notes[-1]}")
+                _download([str(project)], target_args, wheels, work, f"environment {env.key}", [])
+            except InputError:
+                pass   # an old project's metadata that does not build on the host's Python: the image's decides
+            if check is not None:
+                wanted = [INSTALLER, *BUILD_TOOLS, *requested, *build_reqs]
+                for _ in range(16):
+                    missing = check(wheels, wanted, project)
+                    if missing is None:
+                        break
+                    log(f"repository environment {env.key}: the tree at {commit[:12]} also needs {missing}")
+                    _download([missing], target_args, wheels, work, f"environment {env.key}", notes)
+                else:
+                    raise InputError(f"environment {env.key}: the tree at {commit[:12]} still misses a package "
+                                     "after 16 rounds")
+            done.append(commit)
+            shutil.rmtree(project, ignore_errors=True)
         for stray in [p for p in wheels.iterdir() if not p.name.endswith(".whl")]:
             stray.unlink()      # a local project pip packed while downloading: never installed from here
-        if check is not None:
-            wanted = [INSTALLER, *BUILD_TOOLS, *requested, *(_build_requirements(project) if project else [])]
-            for _ in range(12):
-                missing = check(wheels, wanted, project)
-                if missing is None:
-                    break
-                log(f"repository environment {env.key}: the image's Python also needs {missing}")
-                _download([missing], target_args, wheels, work, f"environment {env.key}", project_notes)
-            else:
-                raise InputError(f"environment {env.key}: the image's Python still misses a package after 12 rounds")
-            for stray in [p for p in wheels.iterdir() if not p.name.endswith(".whl")]:
-                stray.unlink()
         files = [{"file": p.name, "sha256": _sha256(p)} for p in sorted(wheels.glob("*.whl"))]
         lock = {"format": LOCK_FORMAT, "key": env.key, "python": target["python"], "abi": target["tag"],
-                "requested": requested, "installer": INSTALLER, "files": files, "notes": project_notes,
+                "requested": requested, "installer": INSTALLER, "files": files, "notes": notes, "projects": done,
                 "sha256": hashlib.sha256("\n".join(f"{f['file']} {f['sha256']}" for f in files).encode()).hexdigest()}
-        final = where / "wheels"
         if final.exists():
             shutil.rmtree(final)
         shutil.move(str(wheels), final)
@@ -297,7 +308,7 @@ def image_tag(env: RepoEnvironment, sandbox: dict, lock: dict) -> str:
     return f"{REPOSITORY}-{env.key}:{h[:12]}"
 
 
-def ensure_image(client, sandbox: dict, env: RepoEnvironment, project: Path | None = None, log=None) -> dict:
+def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | None = None, log=None) -> dict:
     """The environment's image on passk's sandbox image for its Python, built if missing: the sandbox facts
     for it, with `repo_environment` (what the manifest records: key, spec, Python, every package's version)."""
     import docker.errors
@@ -309,7 +320,7 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, project: Path | No
         raise HarnessError(f"{sandbox['image']} has Python {target['python']}, not the {env.spec.python} "
                            f"{env.spec.repo} {env.spec.version} asks for")
     repo_base = base_image(client, sandbox, log)
-    lock = resolve(env, target, project, log, check=lambda w, r, p: _missing_in_image(client, repo_base, w, r, p))
+    lock = resolve(env, target, projects, log, check=lambda w, r, p: _missing_in_image(client, repo_base, w, r, p))
     tag = image_tag(env, sandbox, lock)
     facts = {**sandbox, "image": tag, "sandbox_image": sandbox["image"], "sandbox_image_id": sandbox["image_id"]}
     try:
@@ -347,21 +358,25 @@ def to_settings(env: RepoEnvironment, repos_dir: str | None) -> dict:
     """The environment as an executor's settings carry it (SandboxSettings.repo_environment): plain data, so
     that a Ray node builds the same image from the same recipe."""
     return {"key": env.key, "spec": env.spec.to_dict(), "requirements": env.requirements, "commit": env.commit,
-            "repos": repos_dir}
+            "projects": list(env.projects), "repos": repos_dir}
 
 
 def from_settings(data: dict):
-    """(RepoEnvironment, a function that exports the repository at the environment's commit into a directory
-    and returns its path, or None) from to_settings' data."""
+    """(RepoEnvironment, {commit: a function that exports the repository at it into a directory and returns
+    its path}) from to_settings' data."""
     spec = dict(data["spec"])
     for key in ("pip_packages", "pre_install", "eval_commands", "requirements_paths"):
         spec[key] = tuple(spec.get(key) or ())
-    env = RepoEnvironment(EnvSpec(**spec), data.get("requirements"), data.get("commit"))
-    repos, commit = data.get("repos"), data.get("commit")
-    if not repos or not commit:
-        return env, None
+    env = RepoEnvironment(EnvSpec(**spec), data.get("requirements"), data.get("commit"),
+                          tuple(data.get("projects") or ()))
+    repos = data.get("repos")
+    if not repos:
+        return env, {}
 
-    def project(tmp: str) -> Path:
-        from harness.inputs.repos.trees import export
-        return export(repos, env.spec.repo, commit, Path(tmp) / "project")
-    return env, project
+    def exporter(commit):
+        def export_into(tmp: str) -> Path:
+            from harness.inputs.repos.trees import export
+            return export(repos, env.spec.repo, commit, Path(tmp))
+        return export_into
+    commits = dict.fromkeys([c for c in (env.commit, *env.projects) if c])
+    return env, {c: exporter(c) for c in commits}

@@ -74,6 +74,16 @@ def prepare(problems: dict, settings, base_limits) -> dict:
         env = RepoEnvironment(spec, requirements, setup_commit)
         out[task_id] = replace(problem, repo=PreparedTask(task, spec, env, t, bool(settings.strict_tests),
                                                            settings.limits(base_limits), settings.dir))
+    # each environment's wheels must serve every instance's tree that uses it (one base commit may need what
+    # another does not): the environment carries them all
+    commits: dict = {}
+    for p in out.values():
+        if isinstance(p.repo, PreparedTask):
+            commits.setdefault(p.repo.env.key, {})[p.repo.task.base_commit] = None
+    for task_id, p in out.items():
+        if isinstance(p.repo, PreparedTask):
+            env = replace(p.repo.env, projects=tuple(commits[p.repo.env.key]))
+            out[task_id] = replace(p, repo=replace(p.repo, env=env))
     return out
 
 
