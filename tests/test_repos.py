@@ -351,3 +351,31 @@ def test_what_the_images_python_misses_among_the_wheels_is_named(tmp_path):
                     "pytest==8.3.3"], check=True)
     base = base_image(client, ensure_image(client))
     assert _missing_in_image(client, base, wheels, ["pytest==8.3.3"], None).startswith(("iniconfig", "pluggy", "packaging"))
+
+
+@pytest.mark.docker
+def test_an_instance_that_needs_more_than_its_environments_commit_gets_it(tmp_path):
+    # regression (issue 44): the environment's wheels were resolved for its environment_setup_commit alone; an
+    # instance whose base commit requires another package (pytest 4.6's importlib-metadata) could not install
+    import subprocess
+    import sys
+    from tests.repo_fixtures import GOLD, git, make_repository, row
+    repos, base, _ = make_repository(tmp_path)
+    work = repos / "passk-tests" / "tinycalc"
+    git(work, "checkout", "-q", "-b", "later-base", base)
+    (work / "setup.py").write_text("from setuptools import setup\nsetup(name='tinycalc', version='0.1', "
+                                   "packages=['tinycalc'], install_requires=['six'])\n")
+    git(work, "commit", "-q", "-am", "needs six")
+    needs_six = git(work, "rev-parse", "HEAD")
+    rows, preds, specs = tmp_path / "rows.jsonl", tmp_path / "preds.jsonl", tmp_path / "specs.json"
+    from tests.repo_fixtures import SPECS
+    specs.write_text(json.dumps({"repositories": {k: {**v, "versions": {"1.1": v["versions"]["1.0"]}}
+                                                  for k, v in SPECS["repositories"].items()}}))
+    rows.write_text(json.dumps({**row(needs_six), "version": "1.1", "environment_setup_commit": base}) + "\n")
+    preds.write_text(json.dumps({"instance_id": "passk-tests__tinycalc-1", "model_patch": GOLD}) + "\n")
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows), "--samples",
+                           str(preds), "--repos", str(repos), "--repo-specs", str(specs), "--out", str(out), "--k", "1",
+                           "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    got = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert [(r["status"], r["reason"]) for r in got] == [("passed", "resolved")], (got, proc.stderr[-1500:])
