@@ -379,3 +379,16 @@ def test_an_instance_that_needs_more_than_its_environments_commit_gets_it(tmp_pa
                            "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=1800)
     got = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert [(r["status"], r["reason"]) for r in got] == [("passed", "resolved")], (got, proc.stderr[-1500:])
+
+
+@pytest.mark.docker
+def test_audit_reruns_a_repository_task_that_its_time_limit_decided(tmp_path):
+    import sys
+    from harness.run.audit import audit
+    from tests.repo_attacks import FIXED, patch_of
+    slow = patch_of({"tinycalc/__init__.py": FIXED + "\nimport time\ntime.sleep(12)\n"})
+    proc, rows, out, _ = _evaluate(tmp_path, [slow], "--repo-timeout-s", "10")
+    assert (rows[0]["status"], rows[0]["reason"]) == ("timed_out", "time_limit"), proc.stderr[-1500:]
+    result = audit(out, (3.0,), repeat=0)
+    assert [(f["from"], f["to"]) for f in result["relaxed"][0]["flips"]] == [("timed_out", "passed")], result["relaxed"]
+    assert sys.executable   # (the audit ran in this process, on the run's own recorded settings)

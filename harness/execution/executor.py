@@ -159,7 +159,8 @@ class Executor(ABC):
                     raise HarnessError(f"this {self._noun} is closed")
                 settings = replace(self.settings, isolation="fresh", language=None, environment="none",
                                    repo_environment=to_settings(task.env, task.repos_dir))
-                sibling = self._siblings[key] = type(self)(task.limits, settings, run_id=self.run_id,
+                # its containers sized for the job's own limits where it carries some (an audit's relaxed ones)
+                sibling = self._siblings[key] = type(self)(job.limits or task.limits, settings, run_id=self.run_id,
                                                            evalplus=self.evalplus)
                 sibling._share_slots(self)
         return sibling

@@ -64,6 +64,9 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
     if workers:
         cfg = replace(cfg, sandbox=replace(cfg.sandbox, workers=workers))
     problems = apply_rule(load_problems(cfg.problems, cfg.problems_format, cfg.channel), cfg.bigcodebench)
+    if any(p.channel == "repo" for p in problems.values()):   # repository tasks: their trees and environments
+        from harness.inputs.repos.tasks import prepare
+        problems = prepare(problems, cfg.repos, cfg.limits)
     samples = {(s.task_id, s.sample_index): s
                for s in load_samples(cfg.samples, problems, cfg.generation, cfg.sample_options)}
     if needs_inference(problems):   # the time limits the run inferred (a Kattis package's), as it used them
@@ -90,6 +93,8 @@ def audit(run_dir, factors=(2.0, 4.0), repeat: int = 0, seed: int = 0, sample: i
                                          limits=relax(cfg.limits, factor))
         if problem.judge is not None:   # a judged problem's own limits, each x factor (the CPU limit's backstop too)
             return Job(relax_judged(problem, factor), samples[(t, i)])
+        if problem.channel == "repo":   # a repository task's whole evaluation, each limit x factor
+            return Job(problem, samples[(t, i)], relax(problem.repo.limits, factor))
         return Job(problem, samples[(t, i)], relax(limits_for(t), factor))
 
     result = {"run": str(run_dir), "created_at": now(), "factors": list(factors)}
