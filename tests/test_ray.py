@@ -216,6 +216,22 @@ def test_ctrl_c_cancels_the_remote_work_removes_its_containers_and_the_run_resum
 
 
 @pytest.mark.docker
+def test_repository_tasks_spread_over_the_nodes_each_building_the_environment_from_its_recipe(tmp_path, cluster):
+    from harness.inputs.config import RepoSettings
+    from tests.repo_fixtures import BREAKS, GOLD, write_task
+    c, _ = cluster
+    t = write_task(tmp_path, [GOLD, BREAKS, GOLD, "", GOLD, BREAKS])
+    repos = RepoSettings(dir=str(t["repos"]), specs=str(t["specs"]))
+    cfg = RunConfig(problems=str(t["rows"]), samples=str(t["preds"]), out=str(tmp_path / "ray"), k=(1,),
+                    sandbox=SandboxSettings(workers=1, executor="ray", ray_address=c.address), repos=repos)
+    rows = _rows(evaluate(cfg, progress=False).out_dir)
+    got = {r["sample_index"]: (r["status"], r["reason"]) for r in rows}
+    assert got == {0: ("passed", "resolved"), 1: ("failed", "tests_failed"), 2: ("passed", "resolved"),
+                   3: ("failed", "empty_patch"), 4: ("passed", "resolved"), 5: ("failed", "tests_failed")}
+    assert len({r["node"] for r in rows if r["reason"] != "empty_patch"}) == 2, "both nodes ran candidates"
+
+
+@pytest.mark.docker
 def test_a_node_killed_mid_run_loses_no_row_and_blames_no_candidate(tmp_path, cluster):
     """The second node dies (its raylet and workers killed) while it runs candidates: they run again on the
     head node, every candidate is labelled exactly once, none is `error`, and the labels are the local run's."""
