@@ -141,10 +141,16 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
             req_file = work / "requirements.txt"
             req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
             _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes)
+        seen = set(lock.get("declarations", [])) if lock else set()
         for commit, export in projects.items():
             if commit in done:
                 continue
             project = export(str(work / f"p-{commit[:12]}"))
+            declared = _declarations(project)
+            if declared in seen:   # what it declares it needs is what an earlier tree declared: already served
+                done.append(commit)
+                shutil.rmtree(project, ignore_errors=True)
+                continue
             # its build system's requirements and its own, for the image's Python: on the host first (what
             # pip finds there), then what the image's Python still misses
             build_reqs = _build_requirements(project)
@@ -166,12 +172,14 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
                     raise InputError(f"environment {env.key}: the tree at {commit[:12]} still misses a package "
                                      "after 16 rounds")
             done.append(commit)
+            seen.add(declared)
             shutil.rmtree(project, ignore_errors=True)
         for stray in [p for p in wheels.iterdir() if not p.name.endswith(".whl")]:
             stray.unlink()      # a local project pip packed while downloading: never installed from here
         files = [{"file": p.name, "sha256": _sha256(p)} for p in sorted(wheels.glob("*.whl"))]
         lock = {"format": LOCK_FORMAT, "key": env.key, "python": target["python"], "abi": target["tag"],
                 "requested": requested, "installer": INSTALLER, "files": files, "notes": notes, "projects": done,
+                "declarations": sorted(seen),
                 "sha256": hashlib.sha256("\n".join(f"{f['file']} {f['sha256']}" for f in files).encode()).hexdigest()}
         if final.exists():
             shutil.rmtree(final)
@@ -212,6 +220,20 @@ def _download(what: list, target_args: list, wheels: Path, work: Path, label: st
         notes.append(f"{spec}: no wheel published; built from its sdist on the host ({', '.join(new)})")
         shutil.rmtree(sources, ignore_errors=True)
     _pip(["download", *target_args, "--find-links", str(wheels), "-d", str(wheels), *what], label)
+
+
+def _declarations(project: Path) -> str:
+    """The hash of the files in which a project declares what it needs to build and install (setup.py,
+    setup.cfg, pyproject.toml, requirements*.txt at its root): two trees alike in these need the same wheels."""
+    h = hashlib.sha256()
+    found = [project / n for n in sorted(os.listdir(project))
+             if n in ("setup.py", "setup.cfg", "pyproject.toml") or (n.startswith("requirements") and n.endswith(".txt"))]
+    if (project / "requirements").is_dir():   # a requirements/ directory (setup.py often reads one)
+        found += sorted((project / "requirements").glob("*.txt"))
+    for path in found:
+        if path.is_file() and not path.is_symlink():
+            h.update(path.relative_to(project).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def _build_requirements(project: Path) -> list[str]:
