@@ -69,3 +69,15 @@ def test_each_task_opens_to_its_candidates_failures_first_with_their_code(tmp_pa
     assert "printed\\x1b[31m" in t0 and "\x1b" not in page
     assert "failed assertion" in page and "T/0 #1: test assertion failed at test line 2" in page
     assert "<details" not in md_path.read_text(encoding="utf-8")
+
+
+def test_a_repository_tasks_drill_down_lists_its_tests_failing_first():
+    from harness.records.results import ResultRow
+    from harness.scoring.report import Doc, _judged
+    row = ResultRow("i-1", 0, "failed", "tests_failed", verdict_channel="repo",
+                    tests=[{"name": "t.py::ok", "list": "PASS_TO_PASS", "status": "PASSED"},
+                           {"name": "t.py::new", "list": "FAIL_TO_PASS", "status": "FAILED"}])
+    doc = Doc()
+    _judged(doc, row)
+    (kind, headers, rows), = doc.blocks
+    assert headers == ["test", "list", "status"] and rows[0] == ["t.py::new", "FAIL_TO_PASS", "FAILED"]

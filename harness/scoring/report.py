@@ -396,6 +396,14 @@ def _judged(doc: "Doc", r) -> None:
                    for g in r.groups])
     if r.score is not None:
         doc.para(f"score {r.score:.4f} (of 1)")
+    if r.tests and r.verdict_channel == "repo":   # a repository task's listed tests: the ones that did not pass first
+        order = sorted(r.tests, key=lambda t: t.get("status") in ("PASSED", "XFAIL", "SKIPPED"))
+        shown = order[:TESTS_SHOWN]
+        doc.table(["test", "list", "status"], [[text.clean(t.get("name", ""), 200), t.get("list", ""),
+                                                t.get("status", "")] for t in shown])
+        if len(shown) < len(r.tests):
+            doc.para(f"{len(r.tests) - len(shown)} more tests are not shown")
+        return
     if r.tests:
         bad = [t for t in r.tests if t.get("verdict") not in ("ok", "skipped")]
         shown = r.tests[:TESTS_SHOWN] + [t for t in bad[:1] if t not in r.tests[:TESTS_SHOWN]]
