@@ -135,10 +135,7 @@ def main() -> int:
         rows.append([a.name, expected, *(results[(a.name, rt, iso)] for rt, iso in cols)])
     body = (figures.table(["attack", "expected", *(f"{rt} {iso}" for rt, iso in cols)], rows)
             + f"\n\n{len(attacks)} attacks, {len(cols)} configurations, {bad} unexpected")
-    print(body)
-    if args.write_docs:
-        figures.write("attacks", body)
-    return 1 if bad else 0
+    return figures.finish("attacks", body, args.write_docs, bad)
 
 
 if __name__ == "__main__":

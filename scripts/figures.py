@@ -76,3 +76,12 @@ def write(name: str, body: str, headline: str | None = None) -> Path:
             readme.write_text(before + block + after, encoding="utf-8")
     print(f"figures written to {path.relative_to(ROOT)}")
     return path
+
+
+def finish(name: str, body: str, write_docs: bool, unexpected: int = 0) -> int:
+    """The end every table script shares: print the body, write docs/figures/NAME.md when asked, and exit 1
+    when the table holds an unexpected row (0 otherwise)."""
+    print(body)
+    if write_docs:
+        write(name, body)
+    return 1 if unexpected else 0

@@ -166,10 +166,7 @@ def main() -> int:
             body += f"\n\nDocumented ({PROGRAMS.get(name, name)}): {why}."
     body += (f"\n\nUnexpected: {unexpected}; documented: {documented}; passk containers left: "
              f"{len(left.stdout.split())}; processes of the candidate's uid on the host: {procs.stdout.strip()}.")
-    print(body)
-    if args.write_docs:
-        figures.write("language-attacks", body)
-    return 1 if unexpected else 0
+    return figures.finish("language-attacks", body, args.write_docs, unexpected)
 
 
 if __name__ == "__main__":

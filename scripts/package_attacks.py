@@ -42,10 +42,7 @@ def main() -> int:
                          f"`{shown}`" if shown else "-"])
     body = figures.table(["hostile input", "expected", "passk", "what passk said (exit 2, one line)"], rows)
     body += f"\n\n{len(PACKAGE_ATTACKS)} hostile packages and rows: {unexpected} unexpected outcomes.\n"
-    print(body)
-    if args.write_docs:
-        figures.write("package-attacks", body)
-    return 1 if unexpected else 0
+    return figures.finish("package-attacks", body, args.write_docs, unexpected)
 
 
 if __name__ == "__main__":

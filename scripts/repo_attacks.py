@@ -34,10 +34,7 @@ def main() -> int:
                           "documented"], rows)
     body += (f"\n\n{len(table)} patches, 2 gradings: {unexpected} unexpected labels; the honest candidates that ran "
              f"after them in the same workers: {honest}.\n")
-    print(body)
-    if args.write_docs:
-        figures.write("repo-attacks", body)
-    return 1 if unexpected else 0
+    return figures.finish("repo-attacks", body, args.write_docs, unexpected)
 
 
 if __name__ == "__main__":

@@ -338,16 +338,21 @@ def resolve(env: Environment, target: dict, log=None) -> dict:
                 "python": target["python"], "abi": target["tag"], "glibc": target["glibc"],
                 "machine": target["machine"], "packages": packages, "installer": installer,
                 "sha256": lock_sha256(packages, installer)}
-        final = where / "wheels"
-        if final.exists():
-            shutil.rmtree(final)
-        shutil.move(str(wheels), final)
-        tmp = lock_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(lock, indent=1) + "\n")
-        os.replace(tmp, lock_path)
-        return {**lock, "wheels": str(final)}
+        return commit_lock(wheels, where / "wheels", lock_path, lock)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def commit_lock(wheels: Path, final: Path, lock_path: Path, lock: dict) -> dict:
+    """Move the downloaded wheels to `final`, then write the lock beside them (the lock last, atomically:
+    a stop between the two leaves no lock, so the next run resolves again instead of trusting a half)."""
+    if final.exists():
+        shutil.rmtree(final)
+    shutil.move(str(wheels), final)
+    tmp = lock_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(lock, indent=1) + "\n")
+    os.replace(tmp, lock_path)
+    return {**lock, "wheels": str(final)}
 
 
 # ------------------------------------------------------------------------------------------------

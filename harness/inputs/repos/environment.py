@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
+from harness.inputs.environments import commit_lock
 from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
 
 LOCK_FORMAT = 1
@@ -181,13 +182,7 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
                 "requested": requested, "installer": INSTALLER, "files": files, "notes": notes, "projects": done,
                 "declarations": sorted(seen),
                 "sha256": hashlib.sha256("\n".join(f"{f['file']} {f['sha256']}" for f in files).encode()).hexdigest()}
-        if final.exists():
-            shutil.rmtree(final)
-        shutil.move(str(wheels), final)
-        tmp = lock_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(lock, indent=1) + "\n")
-        os.replace(tmp, lock_path)
-        return {**lock, "wheels": str(final)}
+        return commit_lock(wheels, final, lock_path, lock)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -35,7 +35,8 @@ def _skip_count(status: str, name: str) -> bool:
     return status == "SKIPPED" and bool(_COUNT.match(name))
 
 
-def parse(log: str) -> dict[str, str]:
+def parse(log: str, name=lambda n: n) -> dict[str, str]:
+    """{test: status} of the log's result lines; `name` maps a test's name as printed to the one kept."""
     found: dict[str, str] = {}
     for line in log.split("\n"):
         status = _status_of(line)
@@ -43,7 +44,7 @@ def parse(log: str) -> dict[str, str]:
             continue
         words = _words(line, status)
         if len(words) > 1 and not _skip_count(words[0], words[1]):
-            found[words[1]] = words[0]
+            found[name(words[1])] = words[0]
     return found
 
 
@@ -58,15 +59,7 @@ def _cut_path_option(name: str) -> str:
 
 
 def parse_with_options(log: str) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for line in log.split("\n"):
-        status = _status_of(line)
-        if status is None:
-            continue
-        words = _words(line, status)
-        if len(words) > 1 and not _skip_count(words[0], words[1]):
-            found[_cut_path_option(words[1])] = words[0]
-    return found
+    return parse(log, _cut_path_option)
 
 
 def parse_v2(log: str) -> dict[str, str]:
