@@ -343,6 +343,18 @@ def resolve(env: Environment, target: dict, log=None) -> dict:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def link_wheels(wheels: str, files: list, into: Path) -> None:
+    """The locked wheel files into a build context's directory: hard links where the file system allows
+    (a context of hundreds of MB costs no copy), copies elsewhere."""
+    into.mkdir()
+    for name in files:
+        src, dst = Path(wheels, name), into / name
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+
 def commit_lock(wheels: Path, final: Path, lock_path: Path, lock: dict) -> dict:
     """Move the downloaded wheels to `final`, then write the lock beside them (the lock last, atomically:
     a stop between the two leaves no lock, so the next run resolves again instead of trusting a half)."""
@@ -435,14 +447,7 @@ def ensure_image(client, sandbox: dict, env: Environment, rebuild: bool = False,
     log(f"building image {tag} (environment {env.name}: {len(lock['packages'])} packages, {size / 1e6:.0f} MB of "
         f"wheels, installed offline)")
     with tempfile.TemporaryDirectory(prefix="passk-env-") as ctx:
-        ctx_wheels = Path(ctx, "wheels")
-        ctx_wheels.mkdir()
-        for p in lock["packages"] + [lock["installer"]]:
-            src, dst = Path(lock["wheels"], p["file"]), ctx_wheels / p["file"]
-            try:
-                os.link(src, dst)
-            except OSError:
-                shutil.copy2(src, dst)
+        link_wheels(lock["wheels"], [p["file"] for p in lock["packages"] + [lock["installer"]]], Path(ctx, "wheels"))
         Path(ctx, "Dockerfile").write_text(_DOCKERFILE.format(
             name=env.name, installer=lock["installer"]["file"], site=target["site"], lock=lock["sha256"],
             packages=" ".join(f"/opt/passk-wheels/{p['file']}" for p in lock["packages"]),

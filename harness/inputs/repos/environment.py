@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
-from harness.inputs.environments import commit_lock
+from harness.inputs.environments import commit_lock, link_wheels
 from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
 
 LOCK_FORMAT = 1
@@ -347,14 +347,7 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
         log(f"building image {tag} (repository environment {env.key}: {len(lock['files'])} wheels, {size / 1e6:.0f} MB, "
             "installed offline)")
         with tempfile.TemporaryDirectory(prefix="passk-repo-env-") as ctx:
-            ctx_wheels = Path(ctx, "wheels")
-            ctx_wheels.mkdir()
-            for f in lock["files"]:
-                src, dst = Path(lock["wheels"], f["file"]), ctx_wheels / f["file"]
-                try:
-                    os.link(src, dst)
-                except OSError:
-                    shutil.copy2(src, dst)
+            link_wheels(lock["wheels"], [f["file"] for f in lock["files"]], Path(ctx, "wheels"))
             import shlex
             Path(ctx, "Dockerfile").write_text(_DOCKERFILE.format(
                 key=env.key, repo=env.spec.repo, python=env.spec.python, installer=INSTALLER,
