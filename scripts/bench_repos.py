@@ -59,7 +59,7 @@ def environments(rows: list, repos: str, rebuild: int) -> list:
     client = docker.from_env()
     problems = prepare(load(Path("rows"), [(f"row {i}", r) for i, r in enumerate(rows)]),
                        RepoSettings(dir=repos), Limits())
-    out, rebuilt = [], {}
+    out, rebuilt, images = [], {}, {"sandbox": set(), "environments": set()}
     for key, env in envs_of(problems).items():
         ensure_base(client, env.base_image)
         sandbox = ensure_image(client, env.base_image)
@@ -75,9 +75,25 @@ def environments(rows: list, repos: str, rebuild: int) -> list:
         minutes = (time.monotonic() - t0) / 60 if timed else None
         size = client.images.get(facts["image_id"]).attrs["Size"]
         base = client.images.get(sandbox["image_id"]).attrs["Size"]
+        images["sandbox"].add(sandbox["image_id"])
+        images["environments"].add(facts["image_id"])
         out.append((key, facts["repo_environment"]["python"], len(facts["repo_environment"]["packages"]),
                     size / 1e6, (size - base) / 1e6, minutes))
-    return out
+    return out, disk_mb(client, images["environments"]) - disk_mb(client, images["sandbox"])
+
+
+def disk_mb(client, image_ids: set) -> float:
+    """What these images hold on disk together, in MB: each distinct layer of the storage driver counted
+    once (images that share a base share its layers; Docker's per-image size counts them again)."""
+    dirs = set()
+    for image_id in image_ids:
+        data = client.images.get(image_id).attrs["GraphDriver"]["Data"] or {}
+        dirs.update(d for d in [data.get("UpperDir"), *(data.get("LowerDir") or "").split(":")] if d)
+    total = 0
+    for d in dirs:
+        du = subprocess.run(["du", "-sb", d], capture_output=True, text=True)
+        total += int(du.stdout.split()[0]) if du.returncode == 0 and du.stdout else 0
+    return total / 1e6
 
 
 def clone_mb(repos: str, repo: str) -> float:
@@ -104,7 +120,7 @@ def main() -> int:
     rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines()]
     rows = [r for r in rows if not args.repo or r["repo"] in args.repo]
     lines = []
-    envs = environments(rows, args.repos, args.rebuild)
+    envs, distinct_mb = environments(rows, args.repos, args.rebuild)
     from scripts import figures
     lines.append(figures.table(["environment", "Python", "packages", "image MB", "MB over passk's sandbox image",
                                 "minutes to build (nothing cached)"],
@@ -119,9 +135,9 @@ def main() -> int:
         official.append([repo, len(its), f"{mb:.0f}", f"{mb * len(its) / 1e3:.1f}"])
     lines.append(figures.table(["repository", "instances", "one instance layer's clone, MB (the official structure)",
                                 "GB for these instances (clones alone, before installs and the env layers)"], official))
-    passk_gb = sum(u for _, _, _, _, u, _ in envs) / 1e3
-    lines.append(f"passk: {len(envs)} environment image(s), {passk_gb:.2f} GB over its sandbox images, for "
-                 f"{len(rows)} instances.")
+    lines.append(f"passk: {len(envs)} environment image(s) for {len(rows)} instances, {distinct_mb / 1e3:.2f} GB on disk "
+                 f"over its sandbox images (each layer counted once: the environments share their repository base; "
+                 f"the per-image column above counts it in each, {sum(u for _, _, _, _, u, _ in envs) / 1e3:.2f} GB).")
     if args.from_run:
         done = [json.loads(line) for line in (Path(args.from_run) / "results.jsonl").read_text().splitlines()]
         extra = [o for o in (overhead(r) for r in done) if o is not None]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import types
@@ -49,6 +50,45 @@ def swebench_report(swebench: Path, parser: str, row: dict, log_path: Path | Non
     return bool(report[row["instance_id"]]["resolved"])
 
 
+SEED = re.compile(r"PYTHONHASHSEED=(\d+)")
+
+
+def reruns(row: dict, out: Path, args, first_log: Path) -> str:
+    """The gold patch of an instance it did not resolve, run --reruns more times: whether the verdict is
+    the patch's or the draw's (sympy's bin/test draws a random hash seed per run and prints it)."""
+    if not args.reruns:
+        return "not rerun"
+    where = out / "reruns" / row["instance_id"]
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    (where / "preds.jsonl").write_text("".join(json.dumps({"instance_id": row["instance_id"], "model_name_or_path": "gold",
+                                                           "model_patch": row["patch"]}) + "\n"
+                                               for _ in range(args.reruns)))
+    subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(where / "rows.jsonl"),
+                    "--samples", str(where / "preds.jsonl"), "--repos", args.repos, "--out", str(where / "run"), "--k",
+                    "1", "--workers", str(args.workers), "--quiet"], cwd=ROOT, capture_output=True, text=True)
+    done = [json.loads(line) for line in (where / "run" / "results.jsonl").read_text().splitlines()] \
+        if (where / "run" / "results.jsonl").exists() else []
+
+    def seed(log: Path) -> str | None:
+        m = SEED.search(log.read_text(errors="replace")) if log.is_file() else None
+        return m.group(1) if m else None
+    passed = [r for r in done if r["status"] == "passed"]
+    text = f"the gold patch rerun {len(done)} times: resolved {len(passed)}"
+    seeds = {"resolved": [seed(where / "run" / r["channel_detail"]["log"]) for r in passed if r["channel_detail"].get("log")],
+             "not": [seed(where / "run" / r["channel_detail"]["log"]) for r in done
+                     if r["status"] != "passed" and r["channel_detail"].get("log")]}
+    if 0 < len(passed) < len(done):
+        text += " (the same patch both ways: a flaky test, not the patch"
+        first = seed(first_log)
+        if first or any(seeds.values()):
+            text += (f"; the runner drew a random PYTHONHASHSEED each time: not resolved with {first or '?'} and "
+                     f"{', '.join(filter(None, seeds['not'])) or '-'}, resolved with "
+                     f"{', '.join(filter(None, seeds['resolved'])) or '-'}")
+        text += ")"
+    return text
+
+
 def _list(value):
     return json.loads(value) if isinstance(value, str) else list(value)
 
@@ -62,6 +102,7 @@ def main() -> int:
     ap.add_argument("--out", required=True, help="the run's directory (resumed when it exists)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--swebench", default=None, help="an unpacked swebench 5.0.2 wheel: its grading beside passk's")
+    ap.add_argument("--reruns", type=int, default=8, help="a gold patch not resolved is run this many times more")
     ap.add_argument("--write-docs", action="store_true", help="write docs/figures/repos-agreement.md")
     args = ap.parse_args()
     out = Path(args.out)
@@ -115,7 +156,8 @@ def main() -> int:
         c[4] += agree
         c[5] += any(v["status"] == "error" for v in got.values())
         if got["gold"]["status"] != "passed":
-            differences.append(f"{r['instance_id']}: gold {label['gold']}: {got['gold']['detail'][:300]}")
+            differences.append(f"{r['instance_id']}: gold {label['gold']}: {got['gold']['detail'][:300]}; "
+                               + reruns(r, out, args, run / got["gold"]["channel_detail"].get("log", "-")))
         for name in ("empty", "noop"):
             if got[name]["status"] == "passed":
                 differences.append(f"{r['instance_id']}: the {name} patch resolved it")
