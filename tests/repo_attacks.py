@@ -102,6 +102,8 @@ def attacks() -> list:
                     documented="the link reads the container's own /etc/hostname; nothing of the host is there"),
         PatchAttack("a binary file in a git binary patch", patch_of({"tinycalc/blob.bin": bytes(range(256)) * 64}),
                     ("failed", "tests_failed"), ("failed", "tests_failed")),
+        PatchAttack("a 100 MB patch (a file of 100 MB added)", _huge_patch(100 << 20),
+                    ("failed", "patch_too_large"), ("failed", "patch_too_large")),
         PatchAttack("a daemon that outlives the run and a .pth in the venv (the next candidate must see none)",
                     patch_of({"tinycalc/__init__.py": FIXED +
                               "\nimport os, glob, sys\nfor d in glob.glob('/venv/lib/python3*/site-packages'):\n"
@@ -116,6 +118,13 @@ def attacks() -> list:
                     ("passed", "resolved"), ("passed", "resolved"),
                     documented="the tree's tmpfs fills (its own space), the host's disk is not touched; the fix passes"),
     ]
+
+
+def _huge_patch(size: int) -> str:
+    """A well-formed patch of about `size` bytes: one new file of that many lines of text."""
+    lines = size // 64
+    return ("diff --git a/tinycalc/huge.txt b/tinycalc/huge.txt\nnew file mode 100644\n--- /dev/null\n"
+            f"+++ b/tinycalc/huge.txt\n@@ -0,0 +1,{lines} @@\n" + ("+" + "x" * 62 + "\n") * lines)
 
 
 HONEST_AFTER = 4
