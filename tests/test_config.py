@@ -34,6 +34,24 @@ def test_sandbox_settings_are_checked():
         SandboxSettings(transport="tcp")
 
 
+@pytest.mark.parametrize("name,ok", [("runc", True), ("runsc", True), ("runsc-systrap", True), ("runsc-ptrace", True),
+                                     ("kata", False), ("runsc-", False), ("runsc-../x", False), ("runsc systrap", False)])
+def test_a_gvisor_runtime_may_be_a_registered_variant(name, ok):
+    from harness.core.constants import runtime_ok
+    assert runtime_ok(name) is ok
+    if not ok:
+        with pytest.raises(InputError, match="runtime"):
+            SandboxSettings(runtime=name)
+
+
+def test_a_gvisor_runtimes_version_and_platform_are_read_from_its_registration():
+    from harness.execution.sandbox.docker import runtime_detail
+    assert runtime_detail({"path": "/no/such/runsc", "runtimeArgs": ["--platform=systrap", "--network=none"]},
+                          local=False) == "runsc version unknown (a remote engine's), platform systrap"
+    assert runtime_detail({"path": "/no/such/runsc", "runtimeArgs": ["--network=none"]}, local=True) == \
+        "runsc version unknown (its binary did not answer), platform ptrace (its default)"
+
+
 def _write(tmp_path, text):
     p = tmp_path / "run.yaml"
     p.write_text(text)

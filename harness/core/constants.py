@@ -1,6 +1,8 @@
 """Names that more than one module needs: labels, file names of a run directory, Docker labels.
 The run-directory layout is written down here and nowhere else."""
 
+import re
+
 SCHEMA_VERSION = 4  # 2: rows carry verdict_channel and channel_detail; 3: base_status (EvalPlus's base verdict);
                     # 4: language, score, groups and tests (the judge)
 
@@ -36,6 +38,22 @@ LABEL_SOURCE_HASH = "org.passk.source-sha256"
 DEFAULT_K = (1, 10, 100)
 ISOLATIONS = ("pooled", "fresh")
 RUNTIMES = ("runc", "runsc")
+# gVisor under another name registered with Docker (scripts/install_runsc.sh: runsc-systrap, runsc-ptrace)
+GVISOR_RUNTIME = re.compile(r"runsc(-[a-z0-9]{1,20})?")
+
+
+def runtime_ok(name: str) -> bool:
+    """runc, or gVisor's runsc under its own name or a variant's (runsc-systrap)."""
+    return name == "runc" or bool(GVISOR_RUNTIME.fullmatch(name or ""))
+
+
+def runtime_arg(name: str) -> str:
+    """--runtime's type: one of runc, runsc or runsc-<variant>."""
+    import argparse
+    if not runtime_ok(name):
+        raise argparse.ArgumentTypeError(f"{name!r}: runc, runsc or runsc-<variant> (a gVisor runtime registered "
+                                         "with Docker, e.g. runsc-systrap)")
+    return name
 TRANSPORTS = ("auto", "socket", "attach")
 PIN_CPUS = ("auto", "off")
 EXECUTORS = ("local", "ray")

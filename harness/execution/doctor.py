@@ -51,9 +51,11 @@ def checks(base_image: str | None = None) -> list[Check]:
     runtimes = sorted((info.get("Runtimes") or {}).keys())
     out.append(Check("runtime runc", "runc" in runtimes, ", ".join(runtimes) or "none", "reinstall the engine"))
     runsc_binary = shutil.which("runsc")
+    variants = [r for r in runtimes if r.startswith("runsc-")]
     out.append(Check("runtime runsc (gVisor, optional)", "runsc" in runtimes,
-                     "registered" if "runsc" in runtimes else ("installed, not registered" if runsc_binary
-                                                               else "not installed"),
+                     ("registered" if "runsc" in runtimes else ("installed, not registered" if runsc_binary
+                                                                else "not installed"))
+                     + (f"; variants {', '.join(variants)}" if variants else ""),
                      "apt-get install runsc, then register it in /etc/docker/daemon.json: "
                      '{"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", '
                      '"--network=none"]}}} and restart dockerd', needed=False))

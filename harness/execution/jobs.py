@@ -68,7 +68,8 @@ def limits_record(limits: Limits, facts: dict) -> dict:
     return {**own, "cpu_time_s": limits.effective_cpu_time_s,
             "container_memory_mb": facts.get("container_memory_mb", limits.container_memory_mb),
             "network": "none", "container_pids": facts.get("container_pids"),
-            "runtime": facts["runtime"], "isolation": facts["isolation"],
+            "runtime": facts["runtime"], **({"runtime_detail": facts["runtime_detail"]} if facts.get("runtime_detail") else {}),
+            "isolation": facts["isolation"],
             "image": facts["image"], "image_id": facts["image_id"], "hash_seed": 0,
             **({"language": facts["language"], "toolchain": facts.get("toolchain"),
                 "memory_enforced": facts.get("memory_enforced"), "commands": facts.get("commands")}

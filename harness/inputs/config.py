@@ -7,7 +7,7 @@ import math
 import os
 from dataclasses import asdict, dataclass, field, fields, replace
 
-from harness.core.constants import (DEFAULT_BASE_IMAGE, DEFAULT_K, EXECUTORS, ISOLATIONS, PIN_CPUS, RUNTIMES,
+from harness.core.constants import (DEFAULT_BASE_IMAGE, DEFAULT_K, EXECUTORS, ISOLATIONS, PIN_CPUS, RUNTIMES, runtime_ok,
                                     TEST_TRANSPORT_MB, TRANSPORTS)
 from harness.core.errors import InputError
 from harness.inputs.samples import SampleOptions
@@ -151,8 +151,8 @@ class SandboxSettings:
     def __post_init__(self):
         if self.python not in PYTHONS:
             raise InputError(f"python must be one of {', '.join(PYTHONS)}, got {self.python!r}")
-        if self.runtime not in RUNTIMES:
-            raise InputError(f"runtime must be one of {', '.join(RUNTIMES)}, got {self.runtime!r}")
+        if not runtime_ok(self.runtime):
+            raise InputError(f"runtime must be one of {', '.join(RUNTIMES)} or runsc-<variant>, got {self.runtime!r}")
         if self.isolation not in ISOLATIONS:
             raise InputError(f"isolation must be one of {', '.join(ISOLATIONS)}, got {self.isolation!r}")
         if self.pin_cpus not in PIN_CPUS:

@@ -398,8 +398,8 @@ def _default_compile(language: str, overrides: dict | None) -> bool:
 
 
 def run_env(lang, runtime: str) -> dict:
-    """A language's environment for a program's steps under `runtime` (runc or runsc)."""
-    return {**lang.env, **(lang.gvisor_env if runtime == "runsc" else {})}
+    """A language's environment for a program's steps under `runtime` (runc, or gVisor: runsc, runsc-<variant>)."""
+    return {**lang.env, **(lang.gvisor_env if runtime != "runc" else {})}
 
 
 def steps(language: str, compile_limits: dict | None, run_limits: dict, overrides: dict | None = None,

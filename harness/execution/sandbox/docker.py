@@ -13,6 +13,7 @@ import math
 import os
 import shutil
 import socket
+import subprocess
 import struct
 import tempfile
 import threading
@@ -443,6 +444,22 @@ class DockerSession(Session):
             self.container_id = None
 
 
+def runtime_detail(registered: dict, local: bool) -> str:
+    """What a gVisor runtime is, as a row records it: its version and its platform ('runsc 0.0~20240729.0,
+    platform systrap'), read from the engine's registration and, on a local engine, the binary itself."""
+    args = registered.get("runtimeArgs") or []
+    platform = next((a.split("=", 1)[1] for a in args if a.startswith("--platform=")), "ptrace (its default)")
+    version = "version unknown (a remote engine's)"
+    path = registered.get("path") or ""
+    if local and path:
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout
+            version = out.split("\n", 1)[0].replace("runsc version ", "") or version
+        except (OSError, subprocess.SubprocessError):
+            version = "version unknown (its binary did not answer)"
+    return f"runsc {version}, platform {platform}"
+
+
 @register_backend("docker")
 class DockerBackend(Backend):
     name = "docker"
@@ -477,6 +494,9 @@ class DockerBackend(Backend):
         self.transport = choose_transport(self.settings, self.client)
         self.cpu_sets, pinning = cpu_sets(self.limits, self.settings, self.client)
         self.facts = {**image, "runtime": self.settings.runtime, "isolation": self.settings.isolation,
+                      **({"runtime_detail": runtime_detail((info.get("Runtimes") or {}).get(self.settings.runtime) or {},
+                                                           _local_engine(self.client))}
+                         if self.settings.runtime != "runc" else {}),
                       "transport": self.transport, "language": self.settings.language or "python",
                       **({"commands": _language_commands(self.settings)} if is_native(self.settings) else {}),
                       "memory_enforced": ("cgroup watch (the container's memory.stat, every 5 ms) and the container's limit"
