@@ -207,7 +207,10 @@ def write_python_figures(args, runs: dict) -> None:
     body = (figures.table(header, rows) + f"\n\nRounds: {args.rounds} (figures are medians; a ratio is the median of "
             "each round's ratio). CPU per candidate, ms (the machine's busy time during each run, split by where it "
             "was spent):\n\n" + cpu)
-    figures.write("python", body, headline)
+    if args.figure == "python":
+        figures.write("python", body, headline)
+    else:   # a comparison of its own (gVisor's runtimes): its own page, not the README's headline
+        figures.write(args.figure, body)
 
 
 machine_facts = figures.machine_facts
@@ -357,6 +360,8 @@ def main() -> int:
     ap.add_argument("--languages", default=None,
                     help="instead: these languages against MultiPL-E's evaluator (scripts/agreement_languages.py), "
                          "same candidates, 2 workers, 3 s run timeout")
+    ap.add_argument("--figure", default="python",
+                    help="with --write-docs: the figure's name (docs/figures/NAME.md); only python's is the README's")
     ap.add_argument("--write-docs", action="store_true",
                     help="also write these figures into docs/figures/ (python.md or languages.md) and the README's "
                          "headline (scripts/figures.py)")

@@ -86,6 +86,29 @@ def test_fresh_isolation_gives_the_same_labels(tmp_path, demo_run):
     assert read_rows(tmp_path / "fresh" / "results.jsonl")[0].limits["isolation"] == "fresh"
 
 
+def _gvisor_variants():
+    try:
+        from harness.execution.sandbox.docker import connect
+        return sorted(r for r in (connect().info().get("Runtimes") or {}) if r.startswith("runsc-"))
+    except Exception:  # noqa: BLE001
+        return []
+
+
+@pytest.mark.parametrize("runtime", _gvisor_variants() or [pytest.param("runsc-systrap", marks=pytest.mark.skip(
+    reason="no gVisor variant registered (scripts/install_runsc.sh registers runsc-systrap and runsc-ptrace)"))])
+def test_a_registered_gvisor_variant_gives_the_same_labels_and_rows_say_which(tmp_path, demo_run, runtime):
+    out, _ = demo_run
+    from dataclasses import replace
+    # room for gVisor's slower starts on a loaded day: the demo's labels do not sit near a limit
+    evaluate(replace(config(tmp_path / runtime, runtime=runtime), limits=Limits(timeout_s=3.0, memory_mb=256)),
+             progress=False)
+    runc_rows = {(r.task_id, r.sample_index): r.status for r in read_rows(out / "results.jsonl")}
+    rows = read_rows(tmp_path / runtime / "results.jsonl")
+    assert {(r.task_id, r.sample_index): r.status for r in rows} == runc_rows
+    assert rows[0].limits["runtime"] == runtime
+    assert rows[0].limits["runtime_detail"].startswith("runsc ") and "platform " in rows[0].limits["runtime_detail"]
+
+
 def test_tasks_without_samples_are_counted(tmp_path):
     samples = write_jsonl(tmp_path / "s.jsonl", [{"task_id": "Demo/0", "completion": "    return max(lo, min(hi, x))\n"}])
     outcome = evaluate(config(tmp_path / "out", samples=samples), progress=False)
