@@ -378,6 +378,22 @@ def test_a_machine_stall_is_told_from_a_programs_own_wait():
     assert label == "machine_stall" and v.REJECTIONS["machine_stall"] == "error"
 
 
+def test_a_fork_bombs_many_short_waits_are_not_one_long_one():
+    # regression: Bash's fork bomb was `error machine_stall` in the suite ("waited 1.03 s for a CPU in its
+    # 2.00 s, 0.00 s of CPU"): the waits of its hundreds of tasks were summed into one, which looked like
+    # the machine's; the longest wait of one task is what a stall is
+    import importlib
+    p = importlib.import_module("harness.containers.box.procs")
+    v = importlib.import_module("harness.containers.box.verdicts")
+    bomb = [(1_000_000, 4_000_000)] * 300            # 300 tasks: ran 1 ms, waited 4 ms each
+    delay, ran = p.wait_figures(bomb)
+    assert (delay, ran) == (0.004, 0.3)
+    assert v.waited_on_machine(delay, ran, 2.0, 0.0) is False
+    starved = [(200_000_000, 1_600_000_000), (1_000_000, 2_000_000)]   # one task kept off the CPU 1.6 s
+    assert v.waited_on_machine(*p.wait_figures(starved), 2.0, 0.2) is True
+    assert p.wait_figures([]) is None
+
+
 def test_an_interactive_verdict_blames_the_judge_for_the_judges_fault():
     import importlib
     v = importlib.import_module("harness.containers.box.verdicts")

@@ -133,11 +133,12 @@ def clean_ipc(uid):
 
 
 def run_delay_s(uid):
-    """(seconds the running tasks of `uid` waited in a run queue for a CPU, seconds they ran on one): the
-    second and first fields of /proc/<pid>/task/<tid>/schedstat, in ns; None where the kernel does not
-    keep them (gVisor). Both count: a machine's load makes a program wait while others run, a program's own
-    tasks (a fork bomb) make each other wait while they fill its CPUs."""
-    waited, ran, seen = 0, 0, False
+    """(the longest any one running task of `uid` waited in a run queue for a CPU, the seconds they all ran
+    on one): from the second and first fields of /proc/<pid>/task/<tid>/schedstat, in ns; None where the
+    kernel does not keep them (gVisor). A machine's load makes a program's task wait while others run; a
+    program's own tasks (a fork bomb's hundreds) make each other wait a little each, which summed would
+    look like a long wait and is not the machine's doing."""
+    stats = []
     for pid in _uid_pids(uid):
         try:
             tids = os.listdir(f"/proc/{pid}/task")
@@ -147,9 +148,15 @@ def run_delay_s(uid):
             try:
                 with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
                     fields = f.read(200).split()
-                ran += int(fields[0])
-                waited += int(fields[1])
-                seen = True
+                stats.append((int(fields[0]), int(fields[1])))
             except (OSError, IndexError, ValueError):
                 continue
-    return (round(waited / 1e9, 3), round(ran / 1e9, 3)) if seen else None
+    return wait_figures(stats)
+
+
+def wait_figures(stats):
+    """(the longest wait of one task, the run time of all) in seconds, of [(ran ns, waited ns)] per task;
+    None for no task."""
+    if not stats:
+        return None
+    return round(max(w for _, w in stats) / 1e9, 3), round(sum(r for r, _ in stats) / 1e9, 3)

@@ -32,9 +32,10 @@ FINAL = ("judge_error", "machine_stall")
 
 def stalled(report):
     """Whether the wall clock ended a run that the machine kept off the CPU: it was stopped by its backstop,
-    its tasks waited at least STALL_MIN_S, and at least STALL_SHARE of the time they were not running, in a
-    run queue, while together they ran less than STALL_BUSY of the wall clock (tasks that fill their CPUs
-    keep each other waiting: a fork bomb's wait is its own). None where the run's delay was not measured."""
+    one of its tasks waited at least STALL_MIN_S, and at least STALL_SHARE of the time they were not running,
+    in a run queue, while together they ran less than STALL_BUSY of the wall clock (tasks that fill their
+    CPUs keep each other waiting, and a fork bomb's hundreds wait a little each: its wait is its own). None
+    where the run's delay was not measured."""
     if not report.get("timed_out"):
         return False
     return waited_on_machine(report.get("run_delay_s"), report.get("run_cpu_s"),
@@ -43,8 +44,9 @@ def stalled(report):
 
 
 def waited_on_machine(delay, ran, wall, cpu_s=0.0):
-    """The rule of stalled(), on measured figures: `delay` and `ran` the live tasks' run-queue wait and run
-    time (procs.run_delay_s), `wall` the run's wall clock, `cpu_s` its reaped CPU time."""
+    """The rule of stalled(), on measured figures: `delay` the longest run-queue wait of one live task and
+    `ran` the live tasks' run time (procs.run_delay_s), `wall` the run's wall clock, `cpu_s` its reaped CPU
+    time."""
     if delay is None:
         return None
     off_cpu = max(0.0, wall - cpu_s)
