@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
-from harness.inputs.environments import commit_lock, link_wheels
+from harness.inputs.environments import _sha256, commit_lock, link_wheels
 from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
 
 LOCK_FORMAT = 1
@@ -70,14 +70,6 @@ def cache_root() -> Path:
     root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
         os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
     return Path(root) / "repos" / "environments"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _pip(args: list[str], what: str, check: bool = True) -> subprocess.CompletedProcess:
