@@ -7,6 +7,7 @@ stdin and stdout over Docker's attach stream (transport "attach": remote engines
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
@@ -449,15 +450,19 @@ def runtime_detail(registered: dict, local: bool) -> str:
     platform systrap'), read from the engine's registration and, on a local engine, the binary itself."""
     args = registered.get("runtimeArgs") or []
     platform = next((a.split("=", 1)[1] for a in args if a.startswith("--platform=")), "ptrace (its default)")
-    version = "version unknown (a remote engine's)"
     path = registered.get("path") or ""
-    if local and path:
-        try:
-            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout
-            version = out.split("\n", 1)[0].replace("runsc version ", "") or version
-        except (OSError, subprocess.SubprocessError):
-            version = "version unknown (its binary did not answer)"
+    version = _runsc_version(path) if local and path else "version unknown (a remote engine's)"
     return f"runsc {version}, platform {platform}"
+
+
+@functools.lru_cache(maxsize=8)
+def _runsc_version(path: str) -> str:
+    """A runsc binary's version, asked once per process (every executor and sibling prepares a backend)."""
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return "version unknown (its binary did not answer)"
+    return out.split("\n", 1)[0].replace("runsc version ", "") or "version unknown (its binary did not answer)"
 
 
 @register_backend("docker")
