@@ -1,5 +1,5 @@
 """Hostile candidates, each with the exact label and reason it must get. Used by test_security.py and
-by scripts/attack_table.py (which prints the table for the closing note and docs/hostile-and-faults.md).
+by scripts/attacks/attack_table.py (which prints the table for the closing note and docs/hostile-and-faults.md).
 
 Every candidate implements `add(a, b)`; the test is `check(candidate): assert candidate(1, 2) == 3`.
 Unless an attack says otherwise, its `add` is WRONG (returns a - b), so any pass would be forged."""
@@ -27,7 +27,7 @@ class Attack:
     runsc: tuple[str, str] | None = None  # the label under gVisor, where it differs for a stated reason
     twice: bool = False    # pooled: run twice in one container; state left by the first would change the second
 
-    environment: str | None = None   # needs this environment's libraries (scripts/attack_table.py --environment)
+    environment: str | None = None   # needs this environment's libraries (scripts/attacks/attack_table.py --environment)
     memory_mb: int = 256   # the candidate's address space (a library that reserves more needs more to load)
 
     @property
@@ -356,7 +356,7 @@ def check_attack_run(out_dir, expected: dict, runtime: str = "runc") -> list[str
 
 
 
-# What a library environment brings (run with scripts/attack_table.py --environment bigcodebench): new ways to
+# What a library environment brings (run with scripts/attacks/attack_table.py --environment bigcodebench): new ways to
 # hold memory, start processes and reach out, each through a library's own machinery.
 LIBRARY_ATTACKS = [
     Attack("numpy allocates and touches 2 GB", "    import numpy as np\n    x = np.ones(2 << 30, dtype=np.uint8)\n"

@@ -1,5 +1,5 @@
 """Hostile candidates (and hostile checkers) of judged problems, each with the exact label and reason it must
-get. Used by test_judge.py and by scripts/judge_attacks.py (which prints the table for the docs).
+get. Used by test_judge.py and by scripts/attacks/judge_attacks.py (which prints the table for the docs).
 
 The problem, unless an attack says otherwise: read `a b`, print a + b; two tests; the default validator;
 a 1 s time limit, 256 MB. Unless an attack says otherwise its program is WRONG or forges nothing, so any

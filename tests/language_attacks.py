@@ -3,7 +3,7 @@ for the demo problem `demo_add` of problems/lang-<language>/: a fork bomb (a pro
 language cannot fork), a memory bomb (the runtime started under the limit, then filling memory), an
 output flood, a network connection (it passes only if the connection fails), files and a process left
 for the next candidate, and that next candidate (it passes only if nothing was left). Used by
-tests/test_languages.py and scripts/language_attacks.py; expected labels are in EXPECTED."""
+tests/test_languages.py and scripts/attacks/language_attacks.py; expected labels are in EXPECTED."""
 
 from __future__ import annotations
 

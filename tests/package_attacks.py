@@ -1,6 +1,6 @@
 """Hostile problem packages and rows, each with what passk must do with it, written before it ran: a
 package, a row or a file it names is untrusted data (harness/inputs/untrusted.py). Used by
-test_untrusted.py and by scripts/package_attacks.py (which prints the table for the docs).
+test_untrusted.py and by scripts/attacks/package_attacks.py (which prints the table for the docs).
 
 Every attack is built from a small honest package (or row file) with one thing made hostile. The outcome
 is either `refused` (exit 2, one line naming the file, the key or the path, and nothing of the host in it)

@@ -1,6 +1,6 @@
 """Hostile patches to a repository task (tinycalc, tests/repo_fixtures.py), each with the label it must get by
 default (graded as SWE-bench's harness grades) and with --strict-tests, written before it ran. Used by
-test_repos.py and by scripts/repo_attacks.py (which prints the table for the docs).
+test_repos.py and by scripts/attacks/repo_attacks.py (which prints the table for the docs).
 
 What cannot be kept out is said, not hidden: the patch's code runs in the test process, so a conftest.py
 that rewrites every report to "passed" is resolved by the harness's grading too (`documented` below); with

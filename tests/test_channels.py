@@ -25,7 +25,7 @@ CASES = [
      Problem("st", "def inc(x):\n    \"\"\"Add one.\"\"\"\n", "def check(c):\n    assert c(1) == 2\ndef test_check():\n"
              "    check(inc)\ntest_check()\n", None, runner="script"), "def inc(x):\n    return x + 1\n",
      ("passed", "tests_completed", "proxy")),
-    # regressions found by scripts/agreement_formats.py on MBPP (tasks 40, 88, 653, 902 and 533)
+    # regressions found by scripts/agreement/agreement_formats.py on MBPP (tasks 40, 88, 653, 902 and 533)
     ("a Counter / defaultdict the candidate returns crosses as itself and equals a dict, as in Python",
      Problem("ctr", "", "assert f('abca') == {'a': 2, 'b': 1, 'c': 1}\nassert type(f('x')).__name__ == 'Counter'\n"
              "assert g() == {1: [2]}\nassert g()[5] == []\n", None, runner="script"),

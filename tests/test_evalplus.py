@@ -225,7 +225,7 @@ def test_compare_puts_a_humaneval_run_beside_humaneval_plus_base_and_plus(tmp_pa
 
 # --------------------------------------------------------------------------- on the real engine
 # kind -> (status, reason, base_status): what EvalPlus's rule gives each of the shipped sets' candidates
-# (tests/test_evalplus.py's peer check is scripts/evalplus_peer.py: EvalPlus itself agrees on every one
+# (tests/test_evalplus.py's peer check is scripts/peers/evalplus_peer.py: EvalPlus itself agrees on every one
 # but the lying __eq__ objects, which it passes, and find_zero, which it never passes).
 KINDS = {
     "correct": ("passed", "tests_completed", "passed"),

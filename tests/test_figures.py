@@ -1,6 +1,6 @@
-"""The benchmark scripts' figure helpers (scripts/figures.py): pure logic, no engine."""
+"""The benchmark scripts' figure helpers (scripts/lib/figures.py): pure logic, no engine."""
 
-from scripts import figures
+from scripts.lib import figures
 
 
 def test_median_of_an_even_count_is_the_mean_of_the_middle_two():

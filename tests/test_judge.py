@@ -447,7 +447,7 @@ def test_the_judges_hostile_table(runtime, isolation):
         pytest.skip(f"runtime {runtime} is not registered with this Docker engine")
     from tests.judge_attacks import JUDGE_ATTACKS
     sys.path.insert(0, str(ROOT))
-    from scripts.judge_attacks import run
+    from scripts.attacks.judge_attacks import run
     got = [(a.name, (row.status, row.reason)) for a, row in run(runtime, isolation)]
     assert got == [(a.name, a.expected(runtime)) for a in JUDGE_ATTACKS]
 

@@ -6,11 +6,8 @@ import sys
 
 import pytest
 
-from .conftest import ROOT
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import language_passing  # noqa: E402
-import multiple_peer  # noqa: E402
+from scripts.inputs import language_passing
+from scripts.peers import multiple_peer
 
 PROBLEMS = language_passing.language_samples.SHARED
 

@@ -88,7 +88,7 @@ def test_the_demo_set_gets_its_exact_labels_and_rows_record_the_toolchain(tmp_pa
         got = row["status"] if row["status"] == "passed" else f"{row['status']} {row['reason']}"
         assert got == want, (row["task_id"], row["sample_index"], row["detail"])
         assert row["verdict_channel"] == "in_process" and row["channel_detail"]["language"] == language
-        detail = row["channel_detail"]   # each step's CPU: what an audit (and scripts/bench.py) splits by phase
+        detail = row["channel_detail"]   # each step's CPU: what an audit (and scripts/speed/bench.py) splits by phase
         if "compile_s" in detail:   # a warm compile server rejects a syntax error within a clock tick
             assert detail["compile_cpu_s"] > 0 or (detail.get("compiled_by") == "server" and detail["compile_cpu_s"] == 0
                                                    and row["reason"] == "compile_error"), detail

@@ -62,7 +62,7 @@ class Language:
     # What the server may hold between jobs (its resident memory after a compile); a compile that leaves it
     # holding more ends it, and the next job starts another. The container has room for it beside the
     # program's own limit (Limits.native_container_memory_mb). Set above what each server holds after
-    # compiling each of MultiPL-E's HumanEval programs in turn (scripts/server_memory.py measures it: at
+    # compiling each of MultiPL-E's HumanEval programs in turn (scripts/speed/server_memory.py measures it: at
     # most 262 MB for tsc's, 144 MB for javac's, 382 MB for scalac's, 156 MB for mcs's).
     server_keep_mb: int = 0
     # A precompiled header, used unless a run config changes the command: (the header a program must

@@ -1,5 +1,5 @@
 """SWE-bench's environment specifications, as data: per repository and version, the Python, the packages,
-the pre-install steps, the install and test commands (specs.json, written by scripts/repos_specs.py from
+the pre-install steps, the install and test commands (specs.json, written by scripts/inputs/repos_specs.py from
 `swebench` 4.1.0's harness/constants; a run may add its own with a file of the same shape). Adding a
 repository is adding rows, not code.
 

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Agreement you can check yourself, on real repositories: every gold patch resolved and every empty patch
+not, per instance and per repository, as `passk evaluate` gives them on SWE-bench rows; beside them a
+no-op patch (it adds one file and changes no code: the tests run on the base as it is, so its
+FAIL_TO_PASS tests must fail, which an empty patch, refused before it runs, does not show); and SWE-bench's
+own grading (swebench 5.0.2's harness/grading.py, get_eval_report) run on passk's logs beside passk's
+verdicts, per instance. Every difference is listed by name.
+
+    pip download --no-deps swebench==5.0.2 -d /tmp/swb && (cd /tmp/swb && unzip -q -o swebench-5.0.2-*.whl -d s5)
+    pip install unidiff                # imported by swebench's log_parsers package
+    python3 scripts/agreement/repos_agreement.py --rows ../shared/data/swe-bench/swe-bench-lite-test.jsonl \\
+        --repos /tmp/repos --repo sympy/sympy --repo pytest-dev/pytest --swebench /tmp/swb/s5 \\
+        --out /tmp/repos-agreement [--write-docs]
+
+--repos holds the repositories at DIR/<owner>/<name> (the search tool's `fetch` brings bare mirrors; never
+commit them). The run is resumable: run the same command again after a stop."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import types
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from scripts.lib import passk_run  # noqa: E402
+
+NOOP = ("diff --git a/.passk-noop b/.passk-noop\nnew file mode 100644\n--- /dev/null\n+++ b/.passk-noop\n"
+        "@@ -0,0 +1 @@\n+passk: a patch that changes no code\n")
+CANDIDATES = (("gold", None), ("empty", ""), ("noop", NOOP))   # sample index 0, 1, 2 of each instance
+PARSER_NAMES = {"pytest": "parse_log_pytest", "pytest_options": "parse_log_pytest_options",
+                "pytest_v2": "parse_log_pytest_v2", "sympy": "parse_log_sympy"}
+
+
+def swebench_report(swebench: Path, parser: str, row: dict, log_path: Path | None, patch: str | None) -> bool | None:
+    """Whether swebench 5.0.2's get_eval_report resolves the instance on this log (None: not loaded)."""
+    from scripts.peers.repos_grading_peer import load_swebench
+    _, grading = load_swebench(swebench)
+    spec = types.SimpleNamespace(instance_id=row["instance_id"], FAIL_TO_PASS=_list(row["FAIL_TO_PASS"]),
+                                 PASS_TO_PASS=_list(row["PASS_TO_PASS"]), log_parser=PARSER_NAMES[parser],
+                                 eval_type="pass_and_fail")
+    prediction = {"instance_id": row["instance_id"], "model_name_or_path": "agreement", "model_patch": patch}
+    if log_path is None:   # the patch did not apply (or was empty): the harness stops before any log
+        return False
+    report = grading.get_eval_report(spec, prediction, str(log_path), include_tests_status=False)
+    return bool(report[row["instance_id"]]["resolved"])
+
+
+SEED = re.compile(r"PYTHONHASHSEED=(\d+)")
+
+
+def reruns(row: dict, out: Path, args, first_log: Path) -> str:
+    """The gold patch of an instance it did not resolve, run --reruns more times: whether the verdict is
+    the patch's or the draw's (sympy's bin/test draws a random hash seed per run and prints it)."""
+    if not args.reruns:
+        return "not rerun"
+    where = out / "reruns" / row["instance_id"]
+    where.mkdir(parents=True, exist_ok=True)
+    (where / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    (where / "preds.jsonl").write_text("".join(json.dumps({"instance_id": row["instance_id"], "model_name_or_path": "gold",
+                                                           "model_patch": row["patch"]}) + "\n"
+                                               for _ in range(args.reruns)))
+    done = passk_run.evaluate(where / "rows.jsonl", where / "preds.jsonl", where / "run", "--repos", args.repos,
+                              workers=args.workers, required=False)
+
+    def seed(log: Path) -> str | None:
+        m = SEED.search(log.read_text(errors="replace")) if log.is_file() else None
+        return m.group(1) if m else None
+    passed = [r for r in done if r["status"] == "passed"]
+    text = f"the gold patch rerun {len(done)} times: resolved {len(passed)}"
+    seeds = {"resolved": [seed(where / "run" / r["channel_detail"]["log"]) for r in passed if r["channel_detail"].get("log")],
+             "not": [seed(where / "run" / r["channel_detail"]["log"]) for r in done
+                     if r["status"] != "passed" and r["channel_detail"].get("log")]}
+    if 0 < len(passed) < len(done):
+        text += " (the same patch both ways: a flaky test, not the patch"
+        first = seed(first_log)
+        if first or any(seeds.values()):
+            text += (f"; the runner drew a random PYTHONHASHSEED each time: not resolved with {first or '?'} and "
+                     f"{', '.join(filter(None, seeds['not'])) or '-'}, resolved with "
+                     f"{', '.join(filter(None, seeds['resolved'])) or '-'}")
+        text += ")"
+    return text
+
+
+def _list(value):
+    return json.loads(value) if isinstance(value, str) else list(value)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", required=True, help="SWE-bench rows (JSON Lines)")
+    ap.add_argument("--repos", required=True, help="DIR/<owner>/<name>: the repositories")
+    ap.add_argument("--repo", action="append", default=[], help="only these repositories (repeatable)")
+    ap.add_argument("--instances", type=int, default=0, help="at most this many instances per repository (0: all)")
+    ap.add_argument("--out", required=True, help="the run's directory (resumed when it exists)")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--swebench", default=None, help="an unpacked swebench 5.0.2 wheel: its grading beside passk's")
+    ap.add_argument("--reruns", type=int, default=8, help="a gold patch not resolved is run this many times more")
+    ap.add_argument("--write-docs", action="store_true", help="write docs/figures/repos-agreement.md")
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows, per_repo = [], defaultdict(int)
+    for line in Path(args.rows).read_text().splitlines():
+        r = json.loads(line)
+        if args.repo and r["repo"] not in args.repo:
+            continue
+        if args.instances and per_repo[r["repo"]] >= args.instances:
+            continue
+        per_repo[r["repo"]] += 1
+        rows.append(r)
+    rows_file, preds_file = out / "rows.jsonl", out / "preds.jsonl"
+    rows_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    preds_file.write_text("".join(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": name,
+                                              "model_patch": r["patch"] if patch is None else patch}) + "\n"
+                                  for r in rows for name, patch in CANDIDATES))
+    run = out / "run"
+    results = {}
+    for r in passk_run.evaluate(rows_file, preds_file, run, "--repos", args.repos, workers=args.workers):
+        results[(r["task_id"], r["sample_index"])] = r      # the last row of a candidate counts
+    from harness.inputs.repos.specs import spec_for
+    table, counts, differences = [], defaultdict(lambda: [0, 0, 0, 0, 0, 0]), []
+    for r in rows:
+        got = {name: results.get((r["instance_id"], i)) for i, (name, _) in enumerate(CANDIDATES)}
+        if any(v is None for v in got.values()):
+            differences.append(f"{r['instance_id']}: not run (the run stopped)")
+            continue
+        label = {k: f"{v['status']} {v['reason']}" for k, v in got.items()}
+        theirs = {}
+        if args.swebench:
+            parser = spec_for(r["repo"], r["version"]).parser
+            for name, patch in CANDIDATES:
+                log = got[name]["channel_detail"].get("log")
+                theirs[name] = swebench_report(Path(args.swebench), parser, r, run / log if log else None,
+                                               r["patch"] if patch is None else patch)
+        c = counts[r["repo"]]
+        c[0] += 1
+        c[1] += got["gold"]["status"] == "passed"
+        c[2] += got["empty"]["status"] != "passed"
+        c[3] += got["noop"]["status"] != "passed"
+        agree = all(theirs.get(n) is None or theirs[n] == (row["status"] == "passed") for n, row in got.items())
+        c[4] += agree
+        c[5] += any(v["status"] == "error" for v in got.values())
+        if got["gold"]["status"] != "passed":
+            differences.append(f"{r['instance_id']}: gold {label['gold']}: {got['gold']['detail'][:300]}; "
+                               + reruns(r, out, args, run / got["gold"]["channel_detail"].get("log", "-")))
+        for name in ("empty", "noop"):
+            if got[name]["status"] == "passed":
+                differences.append(f"{r['instance_id']}: the {name} patch resolved it")
+        if not agree:
+            differences.append(f"{r['instance_id']}: swebench's grading on passk's logs says " +
+                               ", ".join(f"{n} {'resolved' if v else 'not'}" for n, v in theirs.items()))
+        table.append([r["instance_id"], r["version"], label["gold"], label["empty"], label["noop"],
+                      "-" if not theirs else ", ".join(f"{n} {'resolved' if v else 'not'}" for n, v in theirs.items()),
+                      f"{got['gold'].get('wall_s') or 0:.0f} s"])
+    from scripts.lib import figures
+    body = figures.table(["instance", "version", "gold (passk)", "empty (passk)", "no-op (passk)",
+                          "swebench 5.0.2 on passk's logs", "gold's wall"], table)
+    body += "\n\n" + figures.table(
+        ["repository", "instances", "gold resolved", "empty not resolved", "no-op not resolved",
+         "swebench's grading agrees", "instances with an error row"],
+        [[repo, *c] for repo, c in sorted(counts.items())])
+    body += "\n\nDifferences:\n\n" + ("\n".join(f"- {d}" for d in differences) if differences else "- none") + "\n"
+    print(body)
+    if args.write_docs:
+        figures.write("repos-agreement", body)
+    return 0 if not differences else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

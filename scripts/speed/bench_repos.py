@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Repository tasks, speed and disk: passk's environment images (how many, how large, minutes to build once
+from nothing cached), the seconds a candidate costs beyond its tests' own run, and a group of 32 candidates
+on one instance (what one RL step asks) with 2 workers; beside them the official structure's cost for the
+same instances (SWE-bench's harness builds an instance image per instance: its instance layer holds a clone
+of the repository with its whole history and the repository's install; measured here as that clone's size).
+
+    python3 scripts/speed/bench_repos.py --rows ../shared/data/swe-bench/swe-bench-lite-test.jsonl --repos /tmp/repos \\
+        --repo sympy/sympy --repo pytest-dev/pytest --group pytest-dev__pytest-5227 \\
+        [--from-run /tmp/repos-agreement/run] [--write-docs]
+
+--from-run reads the per-candidate figures from an earlier run's rows (scripts/agreement/repos_agreement.py's) instead
+of running every instance again."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from scripts.lib import passk_run  # noqa: E402
+
+
+def _evaluate(rows_file: Path, preds_file: Path, repos: str, out: Path, workers: int = 2) -> list:
+    return passk_run.evaluate(rows_file, preds_file, out, "--repos", repos, workers=workers)
+
+
+def overhead(row: dict) -> float | None:
+    """A candidate's seconds beyond its tests' own run: the tree, the venv's copy, the setup and the eval's
+    install, the patch, the prepare step, and passk's hand-over (its whole wall minus the test step)."""
+    test = row.get("channel_detail", {}).get("test_s")
+    return None if test is None or row.get("wall_s") is None else row["wall_s"] - test
+
+
+def environments(rows: list, repos: str, rebuild: int) -> list:
+    """[(key, python, packages, image MB, unique MB, build minutes)] of each environment the rows need; the
+    first `rebuild` of each repository built from nothing cached (its image removed, its wheels resolved
+    again) and timed, the others built if missing and sized (minutes None)."""
+    import docker
+    from harness.core.images import ensure_base
+    from harness.execution.sandbox.docker import repo_image
+    from harness.execution.sandbox.images import ensure_image
+    from harness.inputs.config import Limits, RepoSettings
+    from harness.inputs.formats.swebench import load
+    from harness.inputs.repos.environment import cache_root, to_settings, from_settings
+    from harness.inputs.repos.tasks import environments as envs_of, prepare
+    client = docker.from_env()
+    problems = prepare(load(Path("rows"), [(f"row {i}", r) for i, r in enumerate(rows)]),
+                       RepoSettings(dir=repos), Limits())
+    out, rebuilt, images = [], {}, {"sandbox": set(), "environments": set()}
+    for key, env in envs_of(problems).items():
+        ensure_base(client, env.base_image)
+        sandbox = ensure_image(client, env.base_image)
+        timed = rebuilt.get(env.spec.repo, 0) < rebuild
+        if timed:
+            rebuilt[env.spec.repo] = rebuilt.get(env.spec.repo, 0) + 1
+            for img in client.images.list(filters={"label": f"org.passk.repo-environment={key}"}):
+                client.images.remove(img.id, force=True)
+            shutil.rmtree(cache_root() / key, ignore_errors=True)
+        env2, projects = from_settings(to_settings(env, repos))
+        t0 = time.monotonic()
+        facts = repo_image(client, sandbox, env2, projects)
+        minutes = (time.monotonic() - t0) / 60 if timed else None
+        size = client.images.get(facts["image_id"]).attrs["Size"]
+        base = client.images.get(sandbox["image_id"]).attrs["Size"]
+        images["sandbox"].add(sandbox["image_id"])
+        images["environments"].add(facts["image_id"])
+        out.append((key, facts["repo_environment"]["python"], len(facts["repo_environment"]["packages"]),
+                    size / 1e6, (size - base) / 1e6, minutes))
+    return out, disk_mb(client, images["environments"]) - disk_mb(client, images["sandbox"])
+
+
+def disk_mb(client, image_ids: set) -> float:
+    """What these images hold on disk together, in MB: each distinct layer of the storage driver counted
+    once (images that share a base share its layers; Docker's per-image size counts them again)."""
+    dirs = set()
+    for image_id in image_ids:
+        data = client.images.get(image_id).attrs["GraphDriver"]["Data"] or {}
+        dirs.update(d for d in [data.get("UpperDir"), *(data.get("LowerDir") or "").split(":")] if d)
+    total = 0
+    for d in dirs:
+        du = subprocess.run(["du", "-sb", d], capture_output=True, text=True)
+        total += int(du.stdout.split()[0]) if du.returncode == 0 and du.stdout else 0
+    return total / 1e6
+
+
+def clone_mb(repos: str, repo: str) -> float:
+    """The size of a clone of the repository with its whole history (what the harness's instance image
+    holds before the install), in MB."""
+    from harness.inputs.repos.trees import git_dir
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["git", "clone", "-q", "--no-local", str(git_dir(repos, repo)), f"{tmp}/c"], check=True,
+                       capture_output=True)
+        return sum(f.stat().st_size for f in Path(tmp, "c").rglob("*") if f.is_file()) / 1e6
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", required=True)
+    ap.add_argument("--repos", required=True)
+    ap.add_argument("--repo", action="append", default=[])
+    ap.add_argument("--group", required=True, help="the instance the 32-candidate group runs on")
+    ap.add_argument("--from-run", default=None, help="an earlier run's directory (its rows give the per-candidate figures)")
+    ap.add_argument("--rebuild", type=int, default=2,
+                    help="environments per repository rebuilt from nothing cached and timed (the others sized)")
+    ap.add_argument("--write-docs", action="store_true")
+    args = ap.parse_args()
+    rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines()]
+    rows = [r for r in rows if not args.repo or r["repo"] in args.repo]
+    lines = []
+    envs, distinct_mb = environments(rows, args.repos, args.rebuild)
+    from scripts.lib import figures
+    lines.append(figures.table(["environment", "Python", "packages", "image MB", "MB over passk's sandbox image",
+                                "minutes to build (nothing cached)"],
+                               [[k, py, n, f"{mb:.0f}", f"{u:.0f}", "-" if m is None else f"{m:.1f}"]
+                                for k, py, n, mb, u, m in envs]))
+    by_repo: dict = {}
+    for r in rows:
+        by_repo.setdefault(r["repo"], []).append(r)
+    official = []
+    for repo, its in sorted(by_repo.items()):
+        mb = clone_mb(args.repos, repo)
+        official.append([repo, len(its), f"{mb:.0f}", f"{mb * len(its) / 1e3:.1f}"])
+    lines.append(figures.table(["repository", "instances", "one instance layer's clone, MB (the official structure)",
+                                "GB for these instances (clones alone, before installs and the env layers)"], official))
+    lines.append(f"passk: {len(envs)} environment image(s) for {len(rows)} instances, {distinct_mb / 1e3:.2f} GB on disk "
+                 f"over its sandbox images (each layer counted once: the environments share their repository base; "
+                 f"the per-image column above counts it in each, {sum(u for _, _, _, _, u, _ in envs) / 1e3:.2f} GB).")
+    if args.from_run:
+        done = [json.loads(line) for line in (Path(args.from_run) / "results.jsonl").read_text().splitlines()]
+        extra = [o for o in (overhead(r) for r in done) if o is not None]
+        if extra:
+            lines.append(f"Seconds per candidate beyond its tests' own run ({len(extra)} candidates of {args.from_run}): "
+                         f"median {statistics.median(extra):.1f} s, max {max(extra):.1f} s.")
+    group = next(r for r in rows if r["instance_id"] == args.group)
+    with tempfile.TemporaryDirectory(prefix="passk-bench-repos-") as tmp:
+        rows_file, preds_file = Path(tmp, "rows.jsonl"), Path(tmp, "preds.jsonl")
+        rows_file.write_text(json.dumps(group) + "\n")
+        preds_file.write_text("".join(json.dumps({"instance_id": group["instance_id"], "model_name_or_path": "gold",
+                                                  "model_patch": group["patch"]}) + "\n" for _ in range(32)))
+        t0 = time.monotonic()
+        got = _evaluate(rows_file, preds_file, args.repos, Path(tmp, "run"))
+        took = time.monotonic() - t0
+    labels: dict = {}
+    for r in got:
+        labels[f"{r['status']} {r['reason']}"] = labels.get(f"{r['status']} {r['reason']}", 0) + 1
+    extra = [o for o in (overhead(r) for r in got) if o is not None]
+    tests = [r["channel_detail"].get("test_s") for r in got if r["channel_detail"].get("test_s") is not None]
+    lines.append(f"A group of 32 candidates (the gold patch) on {group['instance_id']}, 2 workers: {took:.0f} s "
+                 f"({32 / took * 60:.1f} candidates/min); labels {labels}; each candidate's tests "
+                 f"{statistics.median(tests):.1f} s (median), beyond them {statistics.median(extra):.1f} s (median).")
+    body = "\n\n".join(lines) + "\n"
+    print(body)
+    if args.write_docs:
+        figures.write("repos-speed", body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
