@@ -225,6 +225,6 @@ def main(out: Path, more: Path | None = None) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) not in (2, 3):
+    if len(sys.argv) not in (2, 3) or sys.argv[1].startswith("-"):
         sys.exit(__doc__)
     main(Path(sys.argv[1]), Path(sys.argv[2]) if len(sys.argv) == 3 else None)
