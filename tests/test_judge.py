@@ -400,6 +400,23 @@ def test_a_testlib_checker_is_compiled_once_and_runs_in_any_image():
 
 
 @pytest.mark.docker
+def test_a_package_of_more_tests_than_a_row_keeps_whole_is_graded_on_all_of_them():
+    # regression: a 3,000-test package's last 1,000 were graded as never run (its group 'skipped', a score
+    # counting them rejected) because a row kept only 2,000 tests
+    from harness.inputs.judge import MAX_TESTS_KEPT
+    n = MAX_TESTS_KEPT + 100
+    tests = [(f"{i} {i}\n", f"{2 * i}\n") for i in range(n)]
+    rows = _run(_problem(tests, time_limit_s=1.0, scoring=True, groups=(Group("all", aggregation="sum", max_score=100),)), [
+        ("cpp", CPP_SUM),
+        ("cpp", CPP_SUM.replace("a + b);", f"a + b + (a == {n - 1}));")),   # wrong on the last test only
+    ])
+    assert [r.status for r in rows] == ["passed", "failed"]
+    assert rows[0].score == 1.0 and rows[0].groups[0]["verdict"] == "ok" and rows[0].groups[0]["accepted"] == n
+    assert rows[1].score == round((n - 1) / n, 6) and rows[1].groups[0]["accepted"] == n - 1
+    assert len(rows[0].tests) == n and set(rows[0].tests[-1]) <= {"i", "group", "verdict", "score"}
+
+
+@pytest.mark.docker
 def test_file_mode_cleans_up_between_tests():
     tests = [("1\n", "1\n"), ("2\n", "2\n")]
     rows = _run(_problem(tests, time_limit_s=1.0, file_io=("input.txt", "output.txt")), [

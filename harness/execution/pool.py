@@ -274,7 +274,8 @@ class Pool:
                                if isinstance(v, (int, str, float)) and not isinstance(v, bool)}
                               if isinstance(detail, dict) else {})
         if isinstance(result.get("tests"), list):
-            row.tests = [_test_entry(t) for t in result["tests"][:judge.MAX_TESTS_KEPT] if isinstance(t, dict)]
+            kept = max(judge.MAX_TESTS_KEPT, len(spec.tests) if spec is not None else 0)   # whole, then compact
+            row.tests = [_test_entry(t) for t in result["tests"][:kept] if isinstance(t, dict)]
             if spec is not None and row.status != ERROR:
                 row.score, row.groups = grading.grade(spec, row.tests)
         if isinstance(result.get("captured"), list) and spec is not None and spec.capture:

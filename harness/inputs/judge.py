@@ -23,7 +23,7 @@ from harness.inputs.languages import CLOJURE_JAR, CLOJURE_JVM, ELIXIR_GVISOR_ENV
 CHECKER_PROTOCOLS = ("rule", "default", "kattis", "testlib", "python")
 DIALECTS = ("passk", "kattis")
 SUPERVISOR_PROTOCOLS = ("rule", "default")   # judged in the supervisor itself: no program of the problem's
-MAX_TESTS_KEPT = 2000   # per-test results a row keeps (as the container sends them)
+MAX_TESTS_KEPT = 2000   # per-test results a row keeps whole (as the container sends them; the rest: verdict, score)
 
 
 @dataclass(frozen=True)
