@@ -7,7 +7,9 @@
 #
 #   bash scripts/install_runsc.sh [--suite trixie] [--default systrap|ptrace]
 #
-# --default also points the runtime `runsc` (what `--runtime runsc` runs) at the new runsc with that platform.
+# --default also points the runtime `runsc` (what `--runtime runsc` runs) at the new runsc with that platform;
+# the system's runsc it replaces stays registered as runsc-system. scripts/setup.sh runs it with
+# --default ptrace (the faster platform on passk's workload: docs/performance.md) unless PASSK_RUNSC=system.
 set -euo pipefail
 suite=trixie
 default=""
@@ -60,6 +62,9 @@ runtimes = config.setdefault("runtimes", {})
 for platform in ("systrap", "ptrace"):
     runtimes[f"runsc-{platform}"] = {"path": binary, "runtimeArgs": [f"--platform={platform}", "--network=none"]}
 if default:
+    system = runtimes.get("runsc")
+    if system and not system.get("path", "").startswith("/opt/passk/runsc/"):
+        runtimes["runsc-system"] = system      # the system package's runsc, still there to compare with
     runtimes["runsc"] = dict(runtimes[f"runsc-{default}"])
 os.makedirs(os.path.dirname(path), exist_ok=True)
 tmp = path + ".tmp"

@@ -4,7 +4,7 @@ container: prints each program's label and reason as a Markdown table, and the p
 candidate processes left on the machine afterwards (there must be none).
 
     python3 scripts/attacks/language_attacks.py [--languages cpp,rust,go,java,javascript,typescript] [--timeout 2]
-                                        [--runtime runc|runsc] [--isolation pooled|fresh] [--write-docs]
+                                        [--runtime runc|runsc|runsc-VARIANT] [--isolation pooled|fresh] [--write-docs]
 
 --write-docs: also write the table into docs/figures/language-attacks.md, which docs/languages.md includes
 (scripts/lib/figures.py); only for the whole table, runc, pooled, at the 2 s limit.
@@ -22,8 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from harness.core.constants import runtime_arg  # noqa: E402
 from scripts.lib import figures  # noqa: E402
-from tests.language_attacks import ATTACKS, DOCUMENTED, EXPECTED, TIMEOUT_S, rows  # noqa: E402
+from tests.language_attacks import ATTACKS, DOCUMENTED, EXPECTED, GVISOR_TIMEOUT_FACTOR, TIMEOUT_S, rows  # noqa: E402
 
 from harness.inputs.languages import LANGUAGES, SHOWN  # noqa: E402
 
@@ -114,7 +115,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--languages", default=",".join(LANGUAGES))
     ap.add_argument("--timeout", type=float, default=2.0)
-    ap.add_argument("--runtime", choices=("runc", "runsc"), default="runc")
+    ap.add_argument("--runtime", type=runtime_arg, default="runc", help="runc, runsc or a gVisor variant (runsc-system)")
     ap.add_argument("--isolation", choices=("pooled", "fresh"), default="pooled")
     ap.add_argument("--write-docs", action="store_true", help="also write docs/figures/language-attacks.md (the "
                                                                   "whole table: runc, pooled, 2 s)")
@@ -125,14 +126,16 @@ def main() -> int:
                  "--timeout, --runtime and --isolation")
     tmp = Path(tempfile.mkdtemp(prefix="passk-lang-attacks-"))
     languages = args.languages.split(",")
-    table = {lang: run(lang, tmp, max(args.timeout, TIMEOUT_S.get(lang, 0.0)), args.runtime, args.isolation)
+    factor = 1.0 if args.runtime == "runc" else GVISOR_TIMEOUT_FACTOR
+    table = {lang: run(lang, tmp, factor * max(args.timeout, TIMEOUT_S.get(lang, 0.0)), args.runtime, args.isolation)
              for lang in languages}
     expected = {**{k: {v} for k, v in FROM_DEMO.items()}, **EXPECTED}
     unexpected = documented = 0
     slow = ", ".join(f"{SHOWN.get(lang, lang)} {TIMEOUT_S[lang]:g} s" for lang in languages
                      if TIMEOUT_S.get(lang, 0.0) > args.timeout)
     body = (f"runtime {args.runtime}, isolation {args.isolation}, {args.timeout:g} s run limit"
-            + (f" ({slow}: the runtime's own start takes much of 2 s)" if slow else "") + ", one worker")
+            + (f" ({slow}: the runtime's own start takes much of 2 s)" if slow else "")
+            + (f", each x{factor:g} under gVisor" if factor != 1.0 else "") + ", one worker")
     # one table per group of languages (the first six, then MultiPL-E's others), each as wide as a page
     groups = [[lang for lang in languages if lang in group] for group in (FIRST, tuple(LANGUAGES))]
     groups = [g for i, g in enumerate(groups) if g and not (i and set(g) <= set(groups[0]))]
