@@ -377,6 +377,9 @@ def test_sigterm_finishes_in_flight_work_and_leaves_no_container():
     assert s.proc.returncode == 0, out
     assert [r["status"] for r in held["answer"]["rows"]] == ["passed", "passed"]
     assert _containers(run_id) == []
+    # regression: a counter named like the service's done-callback shadowed it, so every finished candidate
+    # logged a TypeError (a server whose stderr nobody read stopped answering) and stayed in its in-flight set
+    assert "Traceback" not in out and "exception calling callback" not in out, out[-2000:]
 
 
 def test_serving_off_loopback_needs_a_token():

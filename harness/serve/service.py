@@ -130,7 +130,7 @@ class Service:
         self._inflight: set = set()                 # the futures of candidates queued or running
         self._queued = 0       # candidates admitted and not yet finished
         self._running_since = time.monotonic()
-        self._done = 0
+        self._finished = 0     # candidates finished since the start (the rate a 429's Retry-After is from)
         self.stopping = False
         self.run_id = "serve-" + uuid.uuid4().hex[:8]   # its containers' org.passk.run label: <run_id>-<language>
 
@@ -188,11 +188,11 @@ class Service:
     def release(self, n: int = 1) -> None:
         with self._lock:
             self._queued = max(0, self._queued - n)
-            self._done += n
+            self._finished += n
 
     def _retry_after(self) -> int:
         elapsed = max(1e-3, time.monotonic() - self._running_since)
-        rate = self._done / elapsed if self._done else 0.0
+        rate = self._finished / elapsed if self._finished else 0.0
         return max(1, min(60, math.ceil(self._queued / rate))) if rate else 5
 
     @property
