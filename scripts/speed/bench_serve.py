@@ -22,6 +22,7 @@ import resource
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -126,8 +127,10 @@ def main() -> int:
     args = ap.parse_args()
     clients = [int(c) for c in args.clients.split(",")]
     port = free_port()
+    log = open(Path(tempfile.mkdtemp(prefix="passk-bench-serve-")) / "server.log", "w")   # never a pipe nobody reads
     server = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--port", str(port), "--workers",
-                               str(args.workers), "--max-queue", "100000"], stderr=subprocess.PIPE, text=True)
+                               str(args.workers), "--max-queue", "100000"], stdout=log, stderr=subprocess.STDOUT)
+    print(f"server log: {log.name}", flush=True)
     try:
         for _ in range(1200):
             try:
