@@ -291,7 +291,8 @@ def _await_end(ctl, pid, pidfd, uid=CANDIDATE_UID):
     finally:
         if pidfd is not None:
             os.close(pidfd)
-    if reaped and SUBREAPER and not _has_children():
+    alone = reaped and SUBREAPER and not _has_children()
+    if alone:
         clean = True   # no process of the candidate's is left: nothing to count or kill
     else:
         # What is left (processes that left the group, or are still dying): a fork bomb's are still dying
@@ -314,4 +315,4 @@ def _await_end(ctl, pid, pidfd, uid=CANDIDATE_UID):
     return ({"t_exit": t_exit, "exit_code": exit_code, "signal": sig,
              "cpu_s": round(ru.ru_utime + ru.ru_stime, 6) if reaped else None,
              "peak_memory_kb": ru.ru_maxrss if reaped else None,
-             "clean": clean, "cleanup_s": round(time.monotonic() - kill_at, 3)}, stop)
+             "clean": clean, "alone": alone, "cleanup_s": round(time.monotonic() - kill_at, 3)}, stop)

@@ -259,7 +259,7 @@ def interact(io_job, case, checker, paths, feedback):
     if from_cand["drain"] is not None:
         from_cand["drain"].close()
     io_job.clean = io_job.clean and leftover and bool(report["clean"])
-    io_job._no_leftovers()
+    io_job._no_leftovers(report)
     files = feedback_files(feedback)
     stderr = _read_bounded(os.path.join(c_dir, "stderr"), 4096)
     code = os.WEXITSTATUS(status) if ended and os.WIFEXITED(status) else None

@@ -203,6 +203,9 @@ class Watcher:
         self.memory = None
         self.job_memory = None
         self.oom = OomCounter()
+        # One epoll for every run (a run registers its pipes and unregisters them at its end): an epoll
+        # made and closed per run is a few syscalls and allocations on every candidate and every test.
+        self.sel = selectors.DefaultSelector()
 
     def run(self, workdir, limits, mode, chan=None, stdin=None, tester=None, on_tester=None, program=None,
             marker_fd=None, uid=None, fds=None):
@@ -269,7 +272,9 @@ class Watcher:
         (start,) = HELLO.unpack(recv_exact(self.fs, HELLO.size))
         deadline = start + timeout
         credit = 0.0
-        sel = selectors.DefaultSelector()
+        sel = self.sel
+        for key in list(sel.get_map().values()):   # what a run that ended by an exception left registered
+            sel.unregister(key.fileobj)
         for fd, sinks in ((out_r, (out, capture) if io else (out,)), (err_r, (err,))):
             os.set_blocking(fd, False)
             sel.register(fd, selectors.EVENT_READ, sinks)
@@ -363,11 +368,11 @@ class Watcher:
         if stopped_at is None:
             stop(STOP_KILL)                                      # exactly one stop per job
         for key in list(sel.get_map().values()):
+            sel.unregister(key.fileobj)
             if key.data == "stdin":
                 os.close(key.fd)
             elif key.data not in ("forkserver", "tester"):
                 _pump(key.fd, key.data, self.scratch, drain=True, bound=limits["output_bytes"] + 1)
-        sel.close()
         os.close(out_r)
         os.close(err_r)
         if report is None:
@@ -389,7 +394,7 @@ class Watcher:
                  "stdout_tail": out.tail(), "stderr_tail": err.tail(),
                  "stdout": capture.take() if io else None,
                  "memory_pressure": oom_before is not None and oom_after is not None and oom_after > oom_before,
-                 "clean": clean, "cleanup_s": report.get("cleanup_s") or 0.0, "run_delay_s": run_delay[0] if run_delay else None,
+                 "clean": clean, "alone": bool(report.get("alone")), "cleanup_s": report.get("cleanup_s") or 0.0, "run_delay_s": run_delay[0] if run_delay else None,
                  "run_cpu_s": run_delay[1] if run_delay else None},
                 credit, tests_done)
 
