@@ -16,7 +16,7 @@ from harness.core.paths import containers_dir
 
 # What goes into the image (its tag hashes every file of these, by path and content): the Dockerfile, the
 # entry point and the in-container package. Not the offline base-image script or the package marker.
-IMAGE_SOURCES = ("Dockerfile", "start.py", "box")
+IMAGE_SOURCES = ("Dockerfile", "start.py", "passk_exec.c", "box")
 
 
 def image_files(root: Path) -> list[Path]:
