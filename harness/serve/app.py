@@ -129,24 +129,33 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             return run
         return wrap
 
-    async def submit_all(problem, candidates, limits):
-        """Queue every candidate (in a thread: the first job of a language starts its executor). A refusal
-        of one (a language passk does not run) cancels the others."""
-        def work():
-            futures = []
-            try:
-                for c in candidates:
-                    futures.append(service.submit(problem, c.program, language=c.language, limits=limits,
-                                                  fields=c.fields))
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                service.release(len(candidates) - len(futures))
-                raise
+    def queue_all(problem, candidates, limits) -> list:
+        """Queue every candidate (in a worker thread: the first job of a language starts its executor). A
+        refusal of one (a language passk does not run) cancels the others."""
+        futures = []
+        try:
+            for c in candidates:
+                futures.append(service.submit(problem, c.program, language=c.language, limits=limits,
+                                              fields=c.fields))
+        except BaseException:
             for f in futures:
-                f.add_done_callback(lambda _f: service.release(1))
-            return futures
-        return await anyio.to_thread.run_sync(work)
+                f.cancel()
+            service.release(len(candidates) - len(futures))
+            raise
+        for f in futures:
+            f.add_done_callback(lambda _f: service.release(1))
+        return futures
+
+    async def submit_all(problem, candidates, limits):
+        return await anyio.to_thread.run_sync(queue_all, problem, candidates, limits)
+
+    def accept_evaluate(body):
+        """/v1/evaluate's request read, admitted and queued, in one worker thread (one hop off the event
+        loop a request, not one to read it and another to queue it)."""
+        req = parse_evaluate(body, service.problems, service.limits, options)
+        limits = service.cap_limits(req.limits) if req.limits is not None else None
+        service.admit(len(req.candidates))
+        return req, queue_all(req.problem, req.candidates, limits)
 
     async def watch(request: Request, futures: list, deadline: float, started: float, on_done=None):
         """Wait for the futures; cancel what has not started when the client goes or the deadline passes.
@@ -183,10 +192,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
     async def evaluate(request: Request):
         started = time.monotonic()
         body = await _read_json(request, options.max_body_bytes)
-        req = await anyio.to_thread.run_sync(parse_evaluate, body, service.problems, service.limits, options)
-        limits = service.cap_limits(req.limits) if req.limits is not None else None
-        service.admit(len(req.candidates))
-        futures = await submit_all(req.problem, req.candidates, limits)
+        req, futures = await anyio.to_thread.run_sync(accept_evaluate, body)
         problem = req.problem
 
         def row_at(i: int, why: str = "not_run"):
