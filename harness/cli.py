@@ -39,6 +39,16 @@ def _positive(kind):
     return parse
 
 
+def _nonnegative_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {text!r}")
+    return value
+
+
 def _scoring_args(p) -> None:
     p.add_argument("--k-policy", choices=("all", "subset"), default="all",
                    help="all: report k only when every task has n ≥ k; subset: also report it on the tasks "
@@ -260,6 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--format", dest="problems_format", default=None, help="force the preloaded problems' format")
     sv.add_argument("--workers", type=_positive(int), default=_workers_default(),
                     help="candidates run at once, each worker with its own warm container")
+    sv.add_argument("--overflow", type=_nonnegative_int, default=None,
+                    help="lanes beyond --workers (containers sharing the workers' CPUs) that a /run_code program "
+                         "takes after waiting 1 s for a worker, so that programs which sleep or loop to their "
+                         "limit do not make the requests behind them miss their callers' deadlines (default: "
+                         "8 per worker, at most what half the machine's memory holds at --memory-mb each; 0: none)")
     sv.add_argument("--runtime", type=runtime_arg, default="runc",
                     help="container runtime: runc, or gVisor as runsc (or a variant registered as runsc-systrap, runsc-ptrace)")
     sv.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
@@ -574,10 +589,14 @@ def cmd_images(args) -> int:
 
 
 def cmd_serve(args) -> int:
+    from harness.core.extras import require
+    require("serve")
+    if args.executor == "ray":
+        require("ray")
     from harness.execution.jobs import run_limits
     from harness.inputs.problems import load_problems
     from harness.serve import serve
-    from harness.serve.service import Service, ServiceOptions
+    from harness.serve.service import Service, ServiceOptions, default_overflow
     problems: dict = {}
     for path in args.problems:
         for tid, problem in load_problems(path, args.problems_format, ceilings=Ceilings.parse(args.ceiling)).items():
@@ -589,7 +608,9 @@ def cmd_serve(args) -> int:
                                compile_memory_mb=max(Limits.compile_memory_mb, args.memory_mb)), problems.values())
     settings = SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                base_image=args.base_image, executor=args.executor, ray_address=args.ray_address,
-                               python=args.python, pin_cpus=args.pin_cpus)
+                               python=args.python, pin_cpus=args.pin_cpus,
+                               overflow=(default_overflow(args.workers, limits.memory_mb) if args.overflow is None
+                                         else args.overflow))
     repos = RepoSettings(dir=args.repos, specs=args.repo_specs, timeout_s=args.repo_timeout_s,
                          strict_tests=args.strict_tests)
     if any(p.channel == "repo" for p in problems.values()):   # every repository and commit checked at start

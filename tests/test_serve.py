@@ -518,3 +518,64 @@ def _swallow(call):
         return call()
     except OSError as e:
         return e
+
+
+def test_run_code_deadline_is_the_one_sandbox_fusion_clients_imply_or_the_callers_header():
+    from harness.serve.fusion import CLIENT_MARGIN_S, DEADLINE_HEADER, deadline
+    limits = Limits(timeout_s=10, compile_timeout_s=10)
+    python = deadline(None, "python", limits, 600)
+    assert python.deadline_s == 10 + 10 + CLIENT_MARGIN_S          # verl: compile + run + API_TIMEOUT
+    assert python.answer_by_s < python.deadline_s                    # answered before its client gives up
+    assert python.start_by_s + 10 < python.answer_by_s               # started by then, its run fits
+    assert 0 < python.overflow_after_s <= 1.0
+    cpp = deadline(None, "cpp", limits, 600)                         # a compile step needs its time too
+    assert cpp.start_by_s + 10 + 10 < cpp.answer_by_s and cpp.start_by_s < python.start_by_s
+    assert deadline("4", "python", Limits(timeout_s=1), 600).deadline_s == 4
+    assert deadline("4000", "python", limits, 600).deadline_s == 600   # never past the service's own
+    for bad in ("0", "-1", "nan", "inf", "soon"):
+        with pytest.raises(BadRequest, match=DEADLINE_HEADER):
+            deadline(bad, "python", limits, 600)
+
+
+@pytest.mark.docker
+def test_run_code_runs_behind_looping_programs_or_answers_504_before_the_callers_deadline():
+    # issue 46: verl's reward waits compile + run + 10 s for /run_code, then gives up (a 504 it retries);
+    # requests queued behind programs that loop to their limit were never answered in time
+    s = Server("--workers", "1", "--overflow", "1")
+    try:
+        run_id = s.health["run_id"]
+        loop = {"code": "while True:\n    pass\n", "language": "python", "run_timeout": 15}
+        quick = {"code": "print(int(input()) * 2)", "stdin": "21\n", "language": "python", "run_timeout": 5}
+        held = {}
+
+        def post(name, body, **kw):
+            try:
+                held[name] = s.post("/run_code", body, **kw)
+            except urllib.error.HTTPError as e:   # a 504: the machine's load stopped it (a stall), retry
+                held[name] = {"http": e.code}
+        first = threading.Thread(target=post, args=("A", loop))
+        first.start()
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        answer = s.post("/run_code", quick)                   # the worker loops: an overflow lane runs it
+        assert answer["status"] == "Success" and answer["run_result"]["stdout"] == "42\n", answer
+        assert time.monotonic() - t0 < 12, "it waited for the looping program"
+        second = threading.Thread(target=post, args=("C", loop))
+        second.start()
+        time.sleep(3.0)                                       # both lanes loop now
+        t0 = time.monotonic()
+        with pytest.raises(urllib.error.HTTPError) as e:
+            s.post("/run_code", {**quick, "run_timeout": 1}, headers={"X-Passk-Deadline-S": "4"})
+        assert e.value.code == 504 and int(e.value.headers["Retry-After"]) >= 1
+        assert time.monotonic() - t0 < 4, "answered after the caller's deadline"
+        first.join(60)
+        second.join(60)
+        assert held["A"]["run_result"]["status"] == "TimeLimitExceeded", held["A"]   # a worker's: its own CPU
+        # an overflow lane's program gets what the workers leave: its time limit, or a 504 when it waited
+        # for a CPU (the load, not the program, stopped it; never a verdict of the machine's making)
+        assert held["C"].get("http") == 504 or held["C"]["run_result"]["status"] == "TimeLimitExceeded", held["C"]
+        assert 'route="/run_code",code="504"}' in s.get("/metrics")
+    finally:
+        out = s.stop(signal.SIGTERM)
+    assert s.proc.returncode == 0, out
+    assert _containers(run_id) == []

@@ -22,6 +22,7 @@ class Check:
 def checks(base_image: str | None = None) -> list[Check]:
     base_image = base_image or default_base_image()
     out = [Check("passk", True, f"{__version__} on Python {platform.python_version()}")]
+    out += extra_checks()
     try:
         import docker  # noqa: F401
         out.append(Check("Docker SDK for Python", True, f"docker {docker.__version__}"))
@@ -77,6 +78,18 @@ def checks(base_image: str | None = None) -> list[Check]:
     out += environment_checks(client, images[tag])
     out += repo_environment_checks(client)
     out += language_checks(client, tag, images[tag])
+    return out
+
+
+def extra_checks() -> list[Check]:
+    """One line per optional extra: installed, or what it is for and how to install it."""
+    from harness.core.extras import EXTRAS, missing
+    out = []
+    for name, extra in EXTRAS.items():
+        absent = missing(name)
+        out.append(Check(f"extra {name}", not absent, "installed" if not absent else
+                         f"not installed ({', '.join(absent)} missing): needed by {extra.used_by}",
+                         f"pip install 'passk[{name}]'", needed=False))
     return out
 
 

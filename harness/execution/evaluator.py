@@ -17,7 +17,7 @@ import threading
 import time
 
 from harness.core.errors import InputError
-from harness.execution.executor import Aborted, Executor, Slots, Stopped
+from harness.execution.executor import Aborted, Executor, Late, Slots, Stopped
 from harness.execution.jobs import Job
 from harness.execution.pool import Lane, Pool
 from harness.execution.sandbox import get_backend
@@ -47,7 +47,9 @@ class Evaluator(Executor):
         self._interrupted = False
         self._running: dict = {}   # future -> (lane, aborted event) of each job running
         self._slots = Slots(self.settings.workers)
+        self._overflow = Slots(self.settings.overflow) if self.settings.overflow > 0 else None
         self._lanes: list[Lane] = []   # one per worker slot: the containers its jobs run in
+        self._overflow_lanes: list[Lane] = []   # one per overflow slot, started when first taken
 
     # -- lifetime ------------------------------------------------------------------------------
     def start(self) -> dict:
@@ -69,7 +71,10 @@ class Evaluator(Executor):
         self._lanes = [Lane(backend, self._pool.background, slot) for slot in range(self.settings.workers)]
         for lane in self._lanes:
             lane.prepare_next()   # the containers start now, not when the first job comes
-        for i in range(self.settings.workers):
+        self._overflow_lanes = [Lane(backend, self._pool.background, self.settings.workers + i)
+                                for i in range(self.settings.overflow)]
+        # a thread per worker slot, and one per overflow lane: a job waiting for a slot is held by a thread
+        for i in range(self.settings.workers + self.settings.overflow):
             t = threading.Thread(target=self._worker, name=f"passk-worker-{i}", daemon=True)
             t.start()
             self._threads.append(t)
@@ -94,7 +99,7 @@ class Evaluator(Executor):
             deadline = time.monotonic() + CLOSE_WAIT_S if cancel and self._interrupted else None
             for t in self._threads:
                 t.join(None if deadline is None else max(0.0, deadline - time.monotonic()))
-            for lane in self._lanes:
+            for lane in self._lanes + self._overflow_lanes:
                 lane.close()
             for t in self._threads:   # their container is gone: a session's call ends at once
                 t.join(CLOSE_WAIT_S)
@@ -152,6 +157,40 @@ class Evaluator(Executor):
         return future
 
     # -- workers -------------------------------------------------------------------------------
+    WAIT_S = 0.2    # how often a job waiting for a worker slot looks at its future (cancelled?) and the executor
+    POLL_S = 0.02   # how often an urgent job (past its overflow_at) looks for any slot
+
+    def _slot_for(self, job: Job, future) -> tuple:
+        """(slots, slot) to run `job` in: a worker slot, or, for a job with a deadline, from its overflow_at on
+        an overflow lane's too, whichever comes free first. (None, None) when the job will not run: its
+        future was cancelled while it waited, or it reached its start_by (its future then fails with Late:
+        it never runs), or the executor stopped or failed (the caller settles the future)."""
+        overflow = self._overflow if job.start_by is not None and job.overflow_at is not None else None
+        while True:
+            if future.cancelled() or self._fatal is not None or self._pool.stop.is_set():
+                return None, None
+            now = time.monotonic()
+            if job.start_by is not None and now >= job.start_by:
+                try:
+                    future.set_exception(Late("not started by its deadline: every worker" + (
+                        " and overflow lane" if overflow else "") + " was busy until too late to run it "
+                        "within its caller's deadline"))
+                except concurrent.futures.InvalidStateError:
+                    pass   # cancelled meanwhile
+                return None, None
+            if overflow is None or now < job.overflow_at:   # a worker slot only
+                until = [t for t in (job.start_by, job.overflow_at if overflow else None) if t is not None]
+                slot = self._slots.try_take(min([self.WAIT_S] + [t - now for t in until]))
+                if slot is not None:
+                    return self._slots, slot
+                continue
+            slot = self._slots.try_take()
+            if slot is not None:
+                return self._slots, slot
+            slot = overflow.try_take(min(self.POLL_S, job.start_by - now))
+            if slot is not None:
+                return overflow, slot
+
     def _cancel_queued(self) -> None:
         try:
             while True:
@@ -169,13 +208,20 @@ class Evaluator(Executor):
             if item is _STOP:
                 return
             job, future = item
+            slots, slot = self._slot_for(job, future)
+            if slot is None:
+                if not future.done() and future.set_running_or_notify_cancel():   # stopped or failed meanwhile
+                    future.set_exception(self._fatal or Stopped("stopped before it ran"))
+                continue
             if not future.set_running_or_notify_cancel():
+                slots.give(slot)
                 continue
             if self._fatal is not None:
+                slots.give(slot)
                 future.set_exception(self._fatal)
                 continue
-            slot = self._slots.take()
-            lane, aborted = self._lanes[slot % len(self._lanes)], threading.Event()
+            lanes = self._lanes if slots is self._slots else self._overflow_lanes
+            lane, aborted = lanes[slot % len(lanes)], threading.Event()
             with self._lock:
                 self._running[future] = (lane, aborted)
             try:
@@ -188,7 +234,7 @@ class Evaluator(Executor):
             finally:
                 with self._lock:
                     self._running.pop(future, None)
-                self._slots.give(slot)
+                slots.give(slot)
             if row is None and aborted.is_set():
                 future.set_exception(Aborted("aborted while it ran (its request's deadline passed); its "
                                              "container was removed"))

@@ -37,6 +37,11 @@ class Aborted(Stopped):
     """The job was ended while it ran (Executor.abort: its request's deadline passed)."""
 
 
+class Late(Stopped):
+    """The job did not start by its start-by time (Job.start_by: its caller's deadline less the time it may
+    take): it never ran, so its caller can be told at once to try again."""
+
+
 class Slots:
     """The run's workers as numbered slots, shared by an executor and its siblings (other images): a job
     holds one while it runs, so that no more candidates run at once than there are workers, whichever image
@@ -51,6 +56,13 @@ class Slots:
 
     def take(self) -> int:
         return self._free.get()
+
+    def try_take(self, timeout: float = 0.0) -> int | None:
+        """A slot, waiting at most `timeout` seconds for one; None if none came free."""
+        try:
+            return self._free.get(timeout=timeout) if timeout > 0 else self._free.get_nowait()
+        except queue.Empty:
+            return None
 
     def give(self, slot: int) -> None:
         self._free.put(slot)
@@ -86,6 +98,7 @@ class Executor(ABC):
         self._closed = False
         self._siblings: dict = {}            # executors of other images, for io programs in other languages
         self._slots: Slots | None = None     # the run's worker slots, shared with the siblings
+        self._overflow: Slots | None = None  # its overflow lanes' slots (SandboxSettings.overflow), shared too
         self._checkers: dict = {}            # checker programs, built once per run, by content hash
         self._checker_lock = threading.Lock()
 
@@ -169,6 +182,7 @@ class Executor(ABC):
         """A sibling runs its jobs within its parent's slots: as many candidates at once as the run's
         workers, whichever image they run in (an executor without slots, Ray's, leaves them None)."""
         self._slots = parent._slots
+        self._overflow = parent._overflow
 
     def languages_facts(self) -> dict:
         """The facts of every sibling executor, by image (the manifest records them)."""
@@ -253,10 +267,13 @@ class Executor(ABC):
     # -- built on the interface ----------------------------------------------------------------
     def submit(self, problem: Problem, program: str, *, limits: Limits | None = None,
                sample_index: int | None = None, fields: dict | None = None,
-               language: str | None = None) -> "concurrent.futures.Future[ResultRow]":
+               language: str | None = None, start_by: float | None = None,
+               overflow_at: float | None = None) -> "concurrent.futures.Future[ResultRow]":
         """Queue one program (the whole program: for a completion, pass problem.prompt + completion).
         Without a `sample_index`, candidates of a task are numbered in the order they are submitted.
-        `language`: an io program's own (inputs/judge.py IO_LANGUAGES: cpp, c, java, ...; Python when None)."""
+        `language`: an io program's own (inputs/judge.py IO_LANGUAGES: cpp, c, java, ...; Python when None).
+        `start_by`, `overflow_at`: a deadline's times (time.monotonic(); Job.start_by): a job not started by
+        `start_by` fails with Late (this machine's executor; Ray's runs it whenever it can)."""
         if not isinstance(problem, Problem):
             raise InputError(f"expected a harness.Problem, got {type(problem).__name__}")
         if not isinstance(program, str):
@@ -268,7 +285,10 @@ class Executor(ABC):
             if language is None:
                 raise InputError(f"{problem.task_id}: only an io problem's programs name their own language")
         sample = Sample(problem.task_id, index, program, "solution", "api", dict(fields or {}), language=language)
-        return self.submit_job(self._job(problem, sample, limits))
+        job = self._job(problem, sample, limits)
+        if start_by is not None:
+            job = replace(job, start_by=start_by, overflow_at=overflow_at)
+        return self.submit_job(job)
 
     def _job(self, problem: Problem, sample: Sample, limits: Limits | None) -> Job:
         """A program of the API as a Job: an EvalPlus task's carries its ground truth."""

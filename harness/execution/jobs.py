@@ -20,6 +20,11 @@ class Job:
     note: dict = field(default_factory=dict, compare=False)     # recorded in the row's limits (e.g. calibration)
     differential: dict | None = field(default=None, compare=False)  # EvalPlus: inputs, expected, limits (groundtruth.py)
     checker: dict | None = field(default=None, compare=False)   # a judged problem's checker program, as sent
+    # A caller with a deadline (passk serve): the job must start by `start_by` (time.monotonic()) or it
+    # fails with Late, never starting; from `overflow_at` on it may take one of the executor's overflow
+    # lanes when every worker slot is busy (SandboxSettings.overflow). None: it waits its turn.
+    start_by: float | None = field(default=None, compare=False)
+    overflow_at: float | None = field(default=None, compare=False)
 
     @property
     def key(self) -> tuple[str, int]:

@@ -197,8 +197,10 @@ class Pool:
                 if aborted is not None and aborted.is_set():
                     return None
                 result = session.run(*self.encoded(job))
+                # a job with a deadline is not run again: its caller cannot wait another whole run (passk
+                # serve's /run_code answers a stall with a 504, which its clients retry)
                 while (result.get("status") == ERROR and result.get("reason") == "machine_stall"
-                       and stalls < STALL_RERUNS and not self.stop.is_set()):
+                       and stalls < STALL_RERUNS and not self.stop.is_set() and job.start_by is None):
                     stalls += 1
                     self._count("machine_stall_reruns")
                     result = session.run(*self.encoded(job))

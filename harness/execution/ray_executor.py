@@ -31,13 +31,13 @@ from dataclasses import replace
 from harness.inputs.config import Limits, SandboxSettings
 from harness.core.constants import ERROR, REASON_INFRASTRUCTURE
 from harness.core.errors import HarnessError, InputError
+from harness.core.extras import require
 from harness.execution.evaluator import Evaluator
 from harness.execution.executor import Executor, Stopped
 from harness.execution.jobs import Job, limits_record
 from harness.records.manifest import now
 from harness.records.results import ResultRow
 
-INSTALL_HINT = "pip install 'passk[ray]'"
 # A call to a node costs the driver about a millisecond whatever it carries, so jobs go in batches sized
 # to take about BATCH_S of the node's time at the rate it has shown (at least one job per warm container,
 # at most MAX_BATCH); a node has up to IN_FLIGHT batches at once, so that it never waits for the driver.
@@ -50,11 +50,9 @@ STOP_WAIT_S = 30.0       # when stopping: how long batches in flight may still t
 
 
 def import_ray():
-    """Ray, or exit 2 saying how to install it."""
-    try:
-        import ray
-    except ImportError:
-        raise InputError(f"--executor ray needs Ray, which is not installed; install it with: {INSTALL_HINT}") from None
+    """Ray, or exit 2 saying which extra installs it."""
+    require("ray")
+    import ray
     return ray
 
 

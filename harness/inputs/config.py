@@ -141,6 +141,11 @@ class SandboxSettings:
     # Set by passk (never by a user) on the executor of one repository environment's candidates: the
     # environment (inputs/repos/environment.py RepoEnvironment.to_settings), whose image its containers run.
     repo_environment: dict | None = None
+    # Lanes beyond `workers` (containers of their own, sharing the workers' CPUs) that a job with a deadline
+    # (Job.overflow_at; passk serve's /run_code) may take once it has waited long enough for a worker:
+    # a program that sleeps or loops until its wall-clock limit then does not hold back the requests
+    # behind it. 0: none (evaluate, run: every job waits for a worker).
+    overflow: int = 0
 
     @property
     def io_python(self) -> str:

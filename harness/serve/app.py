@@ -27,6 +27,7 @@ from harness.records.results import ROW_FIELDS
 from harness.serve import fusion
 from harness.serve.bodies import Candidate, parse_evaluate, reward_of
 from harness.serve.openapi import schema
+from harness.execution.executor import Late
 from harness.serve.service import Busy, Service, Unavailable
 
 POLL_S = 0.2   # how often a waiting request looks for its client's disconnect and its deadline
@@ -87,6 +88,16 @@ def _check_json(body) -> None:
                 stack.append((v, depth + 1))
 
 
+def _quiet(waiter) -> None:
+    """Mark an asyncio wrapper's exception as seen (asyncio would log 'never retrieved' for each)."""
+    if not waiter.cancelled():
+        waiter.exception()
+
+
+def _exception(future):
+    return None if future.cancelled() else future.exception()
+
+
 def row_dict(row, key, reward_mode: str) -> dict:
     out = {name: getattr(row, name) for name in ROW_FIELDS}
     out["key"] = key
@@ -129,14 +140,14 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             return run
         return wrap
 
-    def queue_all(problem, candidates, limits) -> list:
+    def queue_all(problem, candidates, limits, start_by=None, overflow_at=None) -> list:
         """Queue every candidate (in a worker thread: the first job of a language starts its executor). A
         refusal of one (a language passk does not run) cancels the others."""
         futures = []
         try:
             for c in candidates:
                 futures.append(service.submit(problem, c.program, language=c.language, limits=limits,
-                                              fields=c.fields))
+                                              fields=c.fields, start_by=start_by, overflow_at=overflow_at))
         except BaseException:
             for f in futures:
                 f.cancel()
@@ -146,8 +157,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             f.add_done_callback(lambda _f: service.release(1))
         return futures
 
-    async def submit_all(problem, candidates, limits):
-        return await anyio.to_thread.run_sync(queue_all, problem, candidates, limits)
+    async def submit_all(problem, candidates, limits, start_by=None, overflow_at=None):
+        return await anyio.to_thread.run_sync(queue_all, problem, candidates, limits, start_by, overflow_at)
 
     def accept_evaluate(body):
         """/v1/evaluate's request read, admitted and queued, in one worker thread (one hop off the event
@@ -161,6 +172,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         """Wait for the futures; cancel what has not started when the client goes or the deadline passes.
         Returns why it stopped early ("client_gone", "deadline") or None."""
         pending = {asyncio.wrap_future(f): i for i, f in enumerate(futures)}
+        for waiter in pending:   # one that ends after the watch stopped (aborted): its outcome is read elsewhere
+            waiter.add_done_callback(_quiet)
         why = None
         while pending:
             done, _ = await asyncio.wait(list(pending), timeout=POLL_S, return_when=asyncio.FIRST_COMPLETED)
@@ -249,14 +262,25 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         problem, program, language, limits = fusion.parse_run_code(body, service.limits, options.max_code_bytes,
                                                                    options.max_memory_mb)
         limits = service.cap_limits(limits)
+        plan = fusion.deadline(request.headers.get(fusion.DEADLINE_HEADER), language, limits,
+                               options.deadline_s)
         service.admit(1)
-        futures = await submit_all(problem, (Candidate(program, language, 0, {}),), limits)
-        why = await watch(request, futures, options.deadline_s, started)
+        futures = await submit_all(problem, (Candidate(program, language, 0, {}),), limits,
+                                   started + plan.start_by_s, started + plan.overflow_after_s)
+        why = await watch(request, futures, plan.answer_by_s, started)
         if why == "client_gone":
             return Response(status_code=499)
         if why is not None:
             await asyncio.wait([asyncio.wrap_future(f) for f in futures])
+        if why == "deadline" or isinstance(_exception(futures[0]), Late):
+            # not started (or not finished) in time for the caller's own deadline: the status its client
+            # retries (SandboxFusion's clients, verl's reward), at once rather than after the client gave up
+            return _error(504, f"/run_code could not run the program within the caller's deadline "
+                          f"({plan.deadline_s:g} s, {plan.source}): every worker was busy; try again",
+                          {"Retry-After": str(service.retry_after())})
         row = service.outcome(futures[0], problem, 0, started, why or "not_run")
+        if row.status == "error" and row.reason == "machine_stall":   # the load stopped it, not the program
+            return _error(504, f"/run_code: {row.detail}"[:500], {"Retry-After": str(service.retry_after())})
         return JSONResponse(fusion.response(row, language))
 
     @endpoint("/v1/problems")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from harness.core.errors import InputError
 from harness.inputs.config import Limits
@@ -24,6 +24,45 @@ FIELDS = {"code", "stdin", "language", "compile_timeout", "run_timeout", "memory
 CAPTURE_BYTES = 8 << 20           # stdout returned per run (SandboxFusion returns it whole)
 DEFAULT_MEMORY_MB = 1024          # memory_limit_MB -1 (SandboxFusion: none): the service's own default
 _ids = itertools.count()
+
+# The caller's deadline. SandboxFusion's callers wait compile_timeout + run_timeout + a margin of their own
+# (verl's reward: 10 s, API_TIMEOUT in verl/utils/reward_score/sandbox_fusion/utils.py), then give up; they
+# retry a 504. A caller may say its own with this header (seconds from sending the request).
+DEADLINE_HEADER = "X-Passk-Deadline-S"
+CLIENT_MARGIN_S = 10.0    # added to compile_timeout + run_timeout when the request names no deadline
+ANSWER_MARGIN_S = 1.0     # the answer leaves this long before the caller's deadline
+START_MARGIN_S = 1.0      # a container's own time around the program's (the job's hand-over, the reap)
+OVERFLOW_AFTER_S = 1.0    # waiting this long for a worker, a program may run on an overflow lane
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """When a /run_code request must be answered and its program started, in seconds from its arrival."""
+    deadline_s: float        # how long its caller waits
+    source: str              # where that figure came from (said in a 504)
+    start_by_s: float        # the program fails with Late (a 504) if it has not started by then
+    overflow_after_s: float  # from then on it may take an overflow lane
+    answer_by_s: float       # a program still running then is ended, and the answer is a 504
+
+
+def deadline(header: str | None, language: str, limits: Limits, ceiling_s: float) -> Deadline:
+    """The deadline of a /run_code request: its header's, or the one SandboxFusion's clients imply."""
+    run_s, compile_s = float(limits.timeout_s), float(limits.compile_timeout_s)
+    compiled = IO_LANGUAGES[language].compile is not None
+    if header is not None:
+        try:
+            value = float(header)
+        except ValueError:
+            value = float("nan")
+        if not math.isfinite(value) or value <= 0:
+            raise BadRequest(f"{DEADLINE_HEADER} must be a positive number of seconds, got {header[:40]!r}")
+        wait_s, source = min(value, ceiling_s), f"its {DEADLINE_HEADER} header"
+    else:
+        wait_s = min(compile_s + run_s + CLIENT_MARGIN_S, ceiling_s)
+        source = f"compile_timeout + run_timeout + {CLIENT_MARGIN_S:g} s, as SandboxFusion's clients wait"
+    answer_by = max(0.5, wait_s - ANSWER_MARGIN_S)
+    start_by = max(0.05, answer_by - run_s - (compile_s if compiled else 0.0) - START_MARGIN_S)
+    return Deadline(wait_s, source, start_by, min(OVERFLOW_AFTER_S, start_by / 2), answer_by)
 
 
 def _seconds(body: dict, name: str, default: float, ceiling: float) -> float:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import math
+import os
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field, replace
 
 from harness.core.errors import HarnessError, InputError
-from harness.execution.executor import Aborted, Stopped
+from harness.execution.executor import Aborted, Late, Stopped
 from harness.inputs.untrusted import DEFAULT_CEILINGS, Ceilings
 from harness.execution.evaluator import Evaluator
 from harness.execution.jobs import judge_limits
@@ -26,6 +27,20 @@ from harness.records.results import ResultRow
 # Latency buckets (seconds) of the histograms /metrics shows: a trivial program is ~5 ms, a judged
 # problem with many tests seconds, a queued request up to its deadline.
 BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0)
+
+
+OVERFLOW_PER_WORKER = 8   # passk serve's overflow lanes (SandboxSettings.overflow), by default, per worker
+
+
+def default_overflow(workers: int, memory_mb: int) -> int:
+    """Overflow lanes by default: 8 a worker, at most what half this machine's memory holds when every
+    lane's program (and every worker's) uses its whole memory limit."""
+    try:
+        total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
+    except (ValueError, OSError, AttributeError):
+        total_mb = 4096.0
+    fits = int(total_mb / 2 // max(64, memory_mb)) - workers
+    return max(0, min(OVERFLOW_PER_WORKER * workers, fits))
 
 
 class Busy(HarnessError):
@@ -182,7 +197,7 @@ class Service:
         with self._lock:
             if self._queued + n > self.options.max_queue and self._queued > 0:
                 self.metrics.refused += n
-                raise Busy(self._retry_after(), self._queued, self.options.max_queue)
+                raise Busy(self.retry_after(), self._queued, self.options.max_queue)
             self._queued += n
 
     def release(self, n: int = 1) -> None:
@@ -190,7 +205,8 @@ class Service:
             self._queued = max(0, self._queued - n)
             self._finished += n
 
-    def _retry_after(self) -> int:
+    def retry_after(self) -> int:
+        """Seconds a refused client should wait: the queue over the rate kept so far (1-60; 5 before any)."""
         elapsed = max(1e-3, time.monotonic() - self._running_since)
         rate = self._finished / elapsed if self._finished else 0.0
         return max(1, min(60, math.ceil(self._queued / rate))) if rate else 5
@@ -201,9 +217,12 @@ class Service:
 
     # -- running ---------------------------------------------------------------------------------
     def submit(self, problem: Problem, program: str, *, language: str | None, limits: Limits | None,
-               fields: dict | None = None) -> concurrent.futures.Future:
+               fields: dict | None = None, start_by: float | None = None,
+               overflow_at: float | None = None) -> concurrent.futures.Future:
         """Queue one candidate on the executor of its problem's language. A sandbox that cannot start
-        raises Unavailable (retry later); a problem or program passk refuses raises InputError."""
+        raises Unavailable (retry later); a problem or program passk refuses raises InputError. `start_by`
+        (time.monotonic()): the candidate fails with Late if it has not started by then; `overflow_at`: from
+        then on it may run on an overflow lane (Job.start_by)."""
         key = problem.language if problem.channel != "io" else "python"
         if limits is None and problem.judge is not None:   # a judged problem's own limits, within the containers'
             limits = self.cap_limits(judge_limits(self.limits, problem.judge))
@@ -211,7 +230,8 @@ class Service:
             problem, limits = self.repo_task(problem), None
         ex = self._executor(key)
         try:
-            future = ex.submit(problem, program, limits=limits, language=language, fields=fields)
+            future = ex.submit(problem, program, limits=limits, language=language, fields=fields,
+                               start_by=start_by, overflow_at=overflow_at)
         except InputError:
             raise
         except (HarnessError, OSError) as e:
@@ -273,6 +293,8 @@ class Service:
             error = future.exception()
             if error is None:
                 row = future.result()
+            elif isinstance(error, Late):
+                row = _error_row(problem, index, "deadline", "the candidate did not run: " + str(error))
             elif isinstance(error, Aborted) and self.stopping:
                 row = _error_row(problem, index, "service_stopping", "the service stopped while the candidate ran "
                                  "(the end of its stop's grace)")

@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -32,6 +31,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from scripts.lib.passk_run import free_port  # noqa: E402
 ADD = {"task_id": "drill/add", "prompt": "def add(a, b):\n", "entry_point": "add", "canonical_solution": "    return a + b\n",
        "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n"}
 HONEST = "def add(a, b):\n    return a + b\n"
@@ -158,12 +159,6 @@ def start(port, *args):
         except OSError:
             time.sleep(0.5)
     raise SystemExit("the server did not start")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def statuses(rows):

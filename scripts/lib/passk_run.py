@@ -4,11 +4,19 @@ or time a whole run."""
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    """A loopback port no one listens on now (for a `passk serve` the script starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def evaluate(problems: Path, samples: Path, out: Path, *extra: str, workers: int = 2,

@@ -30,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from scripts.lib import figures  # noqa: E402
 from scripts.lib.measure import busy_cpu_s  # noqa: E402
+from scripts.lib.passk_run import free_port  # noqa: E402
 
 ADD = {"task_id": "bench/add", "prompt": "def add(a, b):\n", "entry_point": "add", "canonical_solution": "    return a + b\n",
        "test": "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n"}
@@ -40,12 +41,6 @@ REAL = ("def add(a, b):\n    s = 0\n    for i in range(20000):\n        s += i %
 # (its runner's `p.stdin.flush()` raises on asyncio's StreamWriter), and the peer must run the same requests
 RUN_TRIVIAL = "print(1 + 2)"
 RUN_REAL = "print(sum(i * i % 7 for i in range(20000)))"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def percentile(values, q):

@@ -189,6 +189,13 @@ IPC_SYSCTLS = {
 }
 
 
+# An overflow lane's CPU weight once its container is warm (Docker's default is 1024; the container starts
+# at the default, so that a start under load is not starved): its programs run on what the workers'
+# programs leave, so that they never slow a worker's program (whose wall clock would then stop it: a
+# machine stall), and a quick program still gets a slice at once (1.5 % of a CPU a worker keeps busy).
+OVERFLOW_CPU_SHARES = 16
+
+
 def host_config(client, limits: Limits, settings: SandboxSettings) -> dict:
     docker = _docker_module()
     # No file can outgrow /tmp, the only place a candidate writes; the hard limit must still let the
@@ -393,6 +400,11 @@ class DockerSession(Session):
             self.stop()
             raise HarnessError(f"image {b.facts['image']} speaks protocol {hello.get('protocol')}, this passk "
                                f"{PROTOCOL_VERSION}: rebuild it (passk images build --rebuild) or use passk's own image")
+        if self.slot >= b.settings.workers:   # an overflow lane, warm now: its programs get what the workers leave
+            try:
+                api.update_container(self.container_id, cpu_shares=OVERFLOW_CPU_SHARES)
+            except Exception as e:   # a runtime that cannot change it (the lane keeps the default weight)
+                b.facts.setdefault("overflow_cpu_shares", f"unchanged: {type(e).__name__}: {e}"[:200])
         self.python_version = hello.get("python")
         b.facts.setdefault("image_python", self.python_version)
         if isinstance(hello.get("toolchain"), dict):
