@@ -108,7 +108,8 @@ def test_metrics_histograms_are_cumulative_and_labels_escaped():
 
 def test_every_route_is_in_the_schema_and_only_loopback_is_open():
     paths = schema()["paths"]
-    assert set(paths) == {"/v1/evaluate", "/run_code", "/v1/problems", "/health", "/metrics", "/openapi.json"}
+    assert set(paths) == {"/v1/evaluate", "/run_code", "/v1/problems", "/health", "/metrics", "/openapi.json",
+                          "/test_program", "/test_program_stdio", "/v1/ping", "/execute"}
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("10.0.0.1")
 
@@ -579,3 +580,83 @@ def test_run_code_runs_behind_looping_programs_or_answers_504_before_the_callers
         out = s.stop(signal.SIGTERM)
     assert s.proc.returncode == 0, out
     assert _containers(run_id) == []
+
+
+def test_open_instruct_bodies_are_read_as_its_server_reads_them_and_pickles_only_as_data():
+    import base64
+    import pickle
+    import zlib
+
+    from harness.serve.instruct import answer, client_wait_s, decode_tests, parse
+    tests = ["assert add(1, 2) == 3", "assert add(0, 0) == 1"]
+    packed = base64.b64encode(zlib.compress(pickle.dumps(tests))).decode()
+    assert decode_tests(tests) == decode_tests(json.dumps(tests)) == decode_tests(packed) == tests
+    # a pickle that calls os.system is refused, never run
+    marker = f"/tmp/passk-pickle-{os.getpid()}"
+    hostile = base64.b64encode(zlib.compress(b"cos\nsystem\n(S'touch " + marker.encode() + b"'\ntR.")).decode()
+    with pytest.raises(BadRequest, match="plain data"):
+        decode_tests(hostile)
+    assert not os.path.exists(marker)
+    problems, program, limits = parse({"program": "def add(a, b):\n    return a + b\n",
+                                       "tests": tests + ["assert ("], "max_execution_time": 2},
+                                      Limits(), 1 << 20, stdio=False)
+    assert [p is None for p in problems] == [False, False, True]    # a test that does not compile: a 0
+    assert limits.timeout_s == 2 and problems[0].test == "assert add(1, 2) == 3\n"
+    stdio, _, limits = parse({"program": "print(input())", "tests": [{"input": "1\n", "output": "1\n"}],
+                              "max_execution_time": 1.5}, Limits(), 1 << 20, stdio=True)
+    assert stdio[0].channel == "io" and stdio[0].compare == "livecodebench" and limits.timeout_s == 2
+    for bad in ({"program": 1, "tests": []}, {"program": "", "tests": [1]}, {"program": "", "tests": {}},
+                {"program": "", "tests": [], "max_execution_time": 0}, {"program": "", "tests": [], "x": 1}):
+        with pytest.raises(BadRequest):
+            parse(bad, Limits(), 1 << 20, stdio=False)
+    with pytest.raises(BadRequest):
+        parse({"program": "", "tests": ["x"]}, Limits(), 1 << 20, stdio=True)
+    row = ResultRow("t", 0, "passed", "tests_completed", "", wall_s=0.25)
+    assert answer([row, None, ResultRow("t", 1, "failed", "assertion", "")]) == {
+        "results": [1, 0, 0], "runtimes": [0.25, -1.0, -1.0]}
+    assert client_wait_s({"max_execution_time": 1}) == 30 and client_wait_s({"max_execution_time": 100}) == 300
+
+
+@pytest.mark.docker
+def test_open_instruct_routes_judge_each_test_and_reward_no_hack(server):
+    tests = ["assert add(1, 2) == 3", "assert add(-1, 1) == 0", "assert add(0, 0) == 1"]   # open-instruct's own
+    honest = server.post("/test_program", {"program": "def add(a, b):\n    return a + b\n", "tests": tests,
+                                            "max_execution_time": 1.0})
+    assert honest["results"] == [1, 1, 0] and honest["runtimes"][2] == -1.0 and honest["runtimes"][0] >= 0
+    hacks = {"exit": "import sys\nsys.exit(0)\ndef add(a, b):\n    return 0\n",
+             "always_equal": "class A:\n    def __eq__(self, other):\n        return True\n"
+                             "def add(a, b):\n    return A()\n"}
+    for name, program in hacks.items():
+        got = server.post("/test_program", {"program": program, "tests": tests})
+        assert got["results"] == [0, 0, 0], (name, got)
+    assert server.get("/v1/ping") == "pong"                      # SandboxFusion's probe, as its server answers
+    stdio = server.post("/test_program_stdio", {
+        "program": "import sys\nfor line in sys.stdin.read().splitlines():\n    print(int(line.strip()) + 1)",
+        "tests": [{"input": "1\n", "output": "2\n"}, {"input": "100\n", "output": "101\n"},
+                  {"input": "5\n", "output": "7\n"}], "max_execution_time": 1.0})
+    assert stdio["results"] == [1, 1, 0]
+    looping = server.post("/test_program_stdio", {"program": "while True:\n    pass\n",
+                                                  "tests": [{"input": "", "output": "x\n"}]})
+    assert looping["results"] == [0]
+
+
+@pytest.mark.docker
+def test_nemo_skills_execute_runs_python_pypy_and_shell_statelessly(server):
+    two = server.post("/execute", {"generated_code": "print(int(input()) * 2)", "std_input": "21\n", "timeout": 10,
+                                   "language": "python3"})
+    assert two == {"process_status": "completed", "stdout": "42\n", "stderr": ""}
+    pypy = server.post("/execute", {"generated_code": "import sys\nprint(sys.implementation.name)", "timeout": 10,
+                                    "language": "pypy3"})
+    assert pypy["process_status"] == "completed" and pypy["stdout"] == "pypy\n"
+    shell = server.post("/execute", {"generated_code": "echo hi; exit 3", "timeout": 10, "language": "shell"})
+    assert shell["process_status"] == "error" and shell["stdout"] == "hi\n"    # NeMo-Skills: shell's exit code
+    crash = server.post("/execute", {"generated_code": "raise ValueError('x')", "timeout": 10, "language": "python3"})
+    assert crash["process_status"] == "completed" and "ValueError" in crash["stderr"]   # as its server says
+    loop = server.post("/execute", {"generated_code": "while True:\n    pass", "timeout": 1, "language": "python3"})
+    assert loop["process_status"] == "timeout"
+    cut = server.post("/execute", {"generated_code": "print('x' * 50)", "timeout": 10, "language": "python3",
+                                   "max_output_characters": 10})
+    assert cut["stdout"] == "x" * 10 + "<output cut>"
+    with pytest.raises(urllib.error.HTTPError) as e:   # a session: passk's /execute keeps none
+        server.post("/execute", {"generated_code": "x = 1", "timeout": 10, "language": "ipython"})
+    assert e.value.code == 400

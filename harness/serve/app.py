@@ -24,7 +24,7 @@ from starlette.routing import Route
 from harness.core.errors import InputError
 from harness.core.version import __version__
 from harness.records.results import ROW_FIELDS
-from harness.serve import fusion
+from harness.serve import fusion, instruct, nemo
 from harness.serve.bodies import Candidate, parse_evaluate, reward_of
 from harness.serve.openapi import schema
 from harness.execution.executor import Late
@@ -143,15 +143,19 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
     def queue_all(problem, candidates, limits, start_by=None, overflow_at=None) -> list:
         """Queue every candidate (in a worker thread: the first job of a language starts its executor). A
         refusal of one (a language passk does not run) cancels the others."""
+        return queue_pairs([(problem, c) for c in candidates], limits, start_by, overflow_at)
+
+    def queue_pairs(pairs, limits, start_by=None, overflow_at=None) -> list:
+        """queue_all's work for (problem, candidate) pairs: each admitted candidate released as it ends."""
         futures = []
         try:
-            for c in candidates:
+            for problem, c in pairs:
                 futures.append(service.submit(problem, c.program, language=c.language, limits=limits,
                                               fields=c.fields, start_by=start_by, overflow_at=overflow_at))
         except BaseException:
             for f in futures:
                 f.cancel()
-            service.release(len(candidates) - len(futures))
+            service.release(len(pairs) - len(futures))
             raise
         for f in futures:
             f.add_done_callback(lambda _f: service.release(1))
@@ -283,6 +287,40 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             return _error(504, f"/run_code: {row.detail}"[:500], {"Retry-After": str(service.retry_after())})
         return JSONResponse(fusion.response(row, language))
 
+    async def test_program_route(request: Request, stdio: bool):
+        """open-instruct's /test_program and /test_program_stdio (harness/serve/instruct.py)."""
+        started = time.monotonic()
+        body = await _read_json(request, options.max_body_bytes)
+        problems, program, limits = instruct.parse(body, service.limits, options.max_code_bytes, stdio)
+        limits = service.cap_limits(limits)
+        answer_by = max(0.5, min(instruct.client_wait_s(body), options.deadline_s) - fusion.ANSWER_MARGIN_S)
+        runnable = [p for p in problems if p is not None]
+        service.admit(len(runnable))
+        start_by = started + max(0.05, answer_by - float(limits.timeout_s) - fusion.START_MARGIN_S)
+        futures = await anyio.to_thread.run_sync(queue_pairs, [(p, Candidate(program, None, 0, {})) for p in runnable],
+                                                  limits, start_by)
+        why = await watch(request, futures, answer_by, started)
+        if why == "client_gone":
+            return Response(status_code=499)
+        if why is not None:
+            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
+        rows = iter([service.outcome(f, p, 0, started, why or "not_run") for f, p in zip(futures, runnable)])
+        rows = [None if p is None else next(rows) for p in problems]
+        errors = [r for r in rows if r is not None and r.status == "error"]
+        if errors:   # the sandbox's fault or the deadline's, never a failed test: the client retries these
+            late = any(r.reason in ("deadline", "machine_stall") for r in errors)
+            return _error(504 if late else 503, f"{len(errors)} of {len(rows)} tests could not be run: "
+                          f"{errors[0].reason}: {errors[0].detail}"[:500], {"Retry-After": str(service.retry_after())})
+        return JSONResponse(instruct.answer(rows))
+
+    @endpoint("/test_program")
+    async def test_program(request: Request):
+        return await test_program_route(request, stdio=False)
+
+    @endpoint("/test_program_stdio")
+    async def test_program_stdio(request: Request):
+        return await test_program_route(request, stdio=True)
+
     @endpoint("/v1/problems")
     async def problems(request: Request):
         return JSONResponse({"problems": [{"id": tid, "format": p.format, "channel": p.channel, "language": p.language}
@@ -296,6 +334,37 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                              "queued": service.queued, "running": service.running(), "queue_limit": options.max_queue},
                             status_code=200 if state == "ok" else 503)
 
+    @endpoint("/execute")
+    async def execute(request: Request):
+        """NeMo-Skills' /execute (harness/serve/nemo.py): stateless python3, pypy3 and shell."""
+        started = time.monotonic()
+        body = await _read_json(request, options.max_body_bytes)
+        problem, program, language, limits, asked, cap = nemo.parse(body, service.limits, options.max_code_bytes,
+                                                                    options.max_memory_mb)
+        limits = service.cap_limits(limits)
+        answer_by = max(0.5, min(float(limits.timeout_s) + nemo.CLIENT_MARGIN_S, options.deadline_s)
+                        - fusion.ANSWER_MARGIN_S)
+        start_by = started + max(0.05, answer_by - float(limits.timeout_s) - fusion.START_MARGIN_S)
+        service.admit(1)
+        futures = await submit_all(problem, (Candidate(program, language, 0, {}),), limits, start_by)
+        why = await watch(request, futures, answer_by, started)
+        if why == "client_gone":
+            return Response(status_code=499)
+        if why is not None:
+            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
+        row = service.outcome(futures[0], problem, 0, started, why or "not_run")
+        if row.status == "error":   # never an answer the program did not earn; NeMo-Skills' client reads the
+            late = row.reason in ("deadline", "machine_stall")   # body of any status, so it says so too
+            message = f"passk could not run the program ({row.reason}: {row.detail}); not the program's doing, retry"
+            return JSONResponse({"error": message[:500], "process_status": "error", "stdout": "",
+                                 "stderr": message[:500] + "\n"}, status_code=504 if late else 503,
+                                headers={"Retry-After": str(service.retry_after())})
+        return JSONResponse(nemo.response(row, asked, float(limits.timeout_s), cap))
+
+    @endpoint("/v1/ping", open_=True)
+    async def ping(request: Request):   # SandboxFusion's liveness probe: the JSON string "pong"
+        return JSONResponse("pong")
+
     @endpoint("/metrics")
     async def metrics(request: Request):
         return Response(service.metrics_text(), media_type="text/plain; version=0.0.4; charset=utf-8")
@@ -306,5 +375,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
 
     routes = [Route("/v1/evaluate", evaluate, methods=["POST"]), Route("/run_code", run_code, methods=["POST"]),
               Route("/v1/problems", problems, methods=["GET"]), Route("/health", health, methods=["GET"]),
-              Route("/metrics", metrics, methods=["GET"]), Route("/openapi.json", openapi, methods=["GET"])]
+              Route("/metrics", metrics, methods=["GET"]), Route("/openapi.json", openapi, methods=["GET"]),
+              Route("/test_program", test_program, methods=["POST"]), Route("/v1/ping", ping, methods=["GET"]),
+              Route("/execute", execute, methods=["POST"]),
+              Route("/test_program_stdio", test_program_stdio, methods=["POST"])]
     return Starlette(routes=routes)

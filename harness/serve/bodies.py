@@ -55,6 +55,22 @@ class EvaluateRequest:
     deadline_s: float
 
 
+def program_body(body, fields: set, name: str, max_code_bytes: int) -> str:
+    """A request of another service's API: a JSON object with only `fields`, whose `name` is a program within
+    the byte limit. The program."""
+    if not isinstance(body, dict):
+        raise BadRequest("the body must be a JSON object")
+    unknown = sorted(set(body) - fields)
+    if unknown:
+        raise BadRequest(f"unknown field(s) {', '.join(unknown)}")
+    program = body.get(name)
+    if not isinstance(program, str):
+        raise BadRequest(f"{name} must be a string")
+    if len(program.encode("utf-8", "surrogatepass")) > max_code_bytes:
+        raise BadRequest(f"{name} is over the {max_code_bytes} byte limit")
+    return program
+
+
 def _number(where: str, value, *, whole: bool = False) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise BadRequest(f"{where} must be a positive number, got {value!r}")

@@ -18,7 +18,7 @@ from harness.core.errors import InputError
 from harness.inputs.config import Limits
 from harness.inputs.judge import IO_LANGUAGES, Checker, JudgeSpec, JudgeTest, io_language
 from harness.inputs.problem import Problem
-from harness.serve.bodies import BadRequest
+from harness.serve.bodies import BadRequest, program_body
 
 FIELDS = {"code", "stdin", "language", "compile_timeout", "run_timeout", "memory_limit_MB", "files", "fetch_files"}
 CAPTURE_BYTES = 8 << 20           # stdout returned per run (SandboxFusion returns it whole)
@@ -65,7 +65,8 @@ def deadline(header: str | None, language: str, limits: Limits, ceiling_s: float
     return Deadline(wait_s, source, start_by, min(OVERFLOW_AFTER_S, start_by / 2), answer_by)
 
 
-def _seconds(body: dict, name: str, default: float, ceiling: float) -> float:
+def seconds_field(body: dict, name: str, default: float, ceiling: float) -> float:
+    """A field of seconds: positive and finite (400 otherwise), at most `ceiling`."""
     value = body.get(name, default)
     if value is None:
         value = default
@@ -76,16 +77,7 @@ def _seconds(body: dict, name: str, default: float, ceiling: float) -> float:
 
 def parse_run_code(body, base: Limits, max_code_bytes: int, max_memory_mb: int) -> tuple:
     """(problem, program, language, limits) of a /run_code request."""
-    if not isinstance(body, dict):
-        raise BadRequest("the body must be a JSON object")
-    unknown = sorted(set(body) - FIELDS)
-    if unknown:
-        raise BadRequest(f"unknown field(s) {', '.join(unknown)}")
-    code = body.get("code")
-    if not isinstance(code, str):
-        raise BadRequest("code must be a string")
-    if len(code.encode("utf-8", "surrogatepass")) > max_code_bytes:
-        raise BadRequest(f"code is over the {max_code_bytes} byte limit")
+    code = program_body(body, FIELDS, "code", max_code_bytes)
     stdin = body.get("stdin")
     if stdin is not None and not isinstance(stdin, str):
         raise BadRequest("stdin must be a string or null")
@@ -99,8 +91,8 @@ def parse_run_code(body, base: Limits, max_code_bytes: int, max_memory_mb: int) 
         language = io_language(language)
     except InputError as e:
         raise BadRequest(str(e)) from None
-    run_s = _seconds(body, "run_timeout", 10.0, 300.0)
-    compile_s = _seconds(body, "compile_timeout", 10.0, 300.0)
+    run_s = seconds_field(body, "run_timeout", 10.0, 300.0)
+    compile_s = seconds_field(body, "compile_timeout", 10.0, 300.0)
     memory = body.get("memory_limit_MB", -1)
     if isinstance(memory, bool) or not isinstance(memory, (int, float)) or not math.isfinite(memory):
         raise BadRequest(f"memory_limit_MB must be a number, got {memory!r}")

@@ -64,10 +64,26 @@ def schema() -> dict:
         out = {"200": ok}
         texts = {"400": "a bad request (the message names the field)", "401": "no or a wrong bearer token",
                  "413": "the body is over the limit", "429": "the queue is full: retry after Retry-After seconds",
-                 "503": "the sandbox cannot run now, or the service is stopping"}
+                 "503": "the sandbox cannot run now, or the service is stopping",
+                 "504": "not run in time for the caller's deadline (or the machine's load stopped it): retry"}
         for code in codes:
             out[code] = {"description": texts[code], "content": {"application/json": {"schema": _ERROR}}}
         return out
+
+    def test_program(what: str, tests: dict) -> dict:
+        """open-instruct's routes (harness/serve/instruct.py)."""
+        body = {"type": "object", "required": ["program", "tests"], "properties": {
+            "program": {"type": "string"}, "max_execution_time": {"type": "number", "default": 1.0},
+            "tests": {"oneOf": [tests, {"type": "string", "description": "the list as JSON, or base64 of zlib "
+                                        "of a pickle of plain data"}]}}}
+        result = {"type": "object", "properties": {
+            "results": {"type": "array", "items": {"type": "integer", "enum": [0, 1]}},
+            "runtimes": {"type": "array", "items": {"type": "number"}}}}
+        return {"post": {"summary": f"open-instruct's code API: {what}",
+                         "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+                         "responses": answers({"description": "1/0 and seconds per test (-1.0 where it did not pass)",
+                                               "content": {"application/json": {"schema": result}}},
+                                              "400", "401", "413", "429", "503", "504")}}
 
     return {
         "openapi": "3.1.0",
@@ -90,9 +106,17 @@ def schema() -> dict:
                 "summary": "SandboxFusion's /run_code: run a program on a stdin, return what it printed",
                 "requestBody": {"required": True, "content": {"application/json": {
                     "schema": run_code_body, "example": RUN_CODE_EXAMPLE}}},
+                "parameters": [{"name": "X-Passk-Deadline-S", "in": "header", "required": False,
+                                "description": "seconds the caller waits (default: compile_timeout + run_timeout + 10)",
+                                "schema": {"type": "number", "exclusiveMinimum": 0}}],
                 "responses": answers({"description": "SandboxFusion's RunCodeResponse",
                                       "content": {"application/json": {"schema": run_code_answer}}},
-                                     "400", "401", "413", "429", "503")}},
+                                     "400", "401", "413", "429", "503", "504")}},
+            "/test_program": test_program("assert statements, each run against the program in its own run",
+                                          {"type": "array", "items": {"type": "string"}}),
+            "/test_program_stdio": test_program("stdin/stdout pairs, compared by LiveCodeBench's rule", {
+                "type": "array", "items": {"type": "object", "required": ["input", "output"], "properties": {
+                    "input": {"type": "string"}, "output": {"type": "string"}}}}),
             "/v1/problems": {"get": {"summary": "The preloaded problems",
                                      "responses": answers({"description": "ids, formats, channels"}, "401")}},
             "/health": {"get": {"summary": "Alive, and how full", "security": [],
@@ -100,6 +124,18 @@ def schema() -> dict:
             "/metrics": {"get": {"summary": "Prometheus text format",
                                  "responses": answers({"description": "counters, gauges, histograms",
                                                        "content": {"text/plain": {}}}, "401")}},
+            "/execute": {"post": {
+                "summary": "NeMo-Skills' /execute: python3, pypy3 or shell on a stdin, stateless",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["generated_code", "timeout"], "properties": {
+                        "generated_code": {"type": "string"}, "std_input": {"type": "string"},
+                        "timeout": {"type": "number"}, "language": {"enum": ["python3", "python", "pypy3", "shell"]},
+                        "max_output_characters": {"type": "integer"}, "traceback_verbosity": {"type": "string"}}}}}},
+                "responses": answers({"description": "process_status (completed, error, timeout), stdout, stderr",
+                                      "content": {"application/json": {"schema": {"type": "object"}}}},
+                                     "400", "401", "413", "429", "503", "504")}},
+            "/v1/ping": {"get": {"summary": "SandboxFusion's liveness probe: \"pong\"", "security": [],
+                                 "responses": {"200": {"description": "the JSON string \"pong\""}}}},
             "/openapi.json": {"get": {"summary": "This schema", "security": [],
                                       "responses": {"200": {"description": "OpenAPI 3.1"}}}},
         },

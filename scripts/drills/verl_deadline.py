@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
-from scripts.lib.passk_run import free_port  # noqa: E402
+from scripts.lib.passk_run import peer_file, start_serve  # noqa: E402
 MODULE = "verl/utils/reward_score/sandbox_fusion/utils.py"
 PROGRAM = ("n = int(input())\n"
            "while n < 0:\n"
@@ -42,12 +42,7 @@ PROGRAM = ("n = int(input())\n"
 
 def load_verl(where: str):
     """verl's sandbox_fusion utils module, unchanged, from a checkout or a bare repository."""
-    path = Path(where)
-    if (path / MODULE).is_file():
-        source = (path / MODULE).read_text()
-    else:
-        source = subprocess.run(["git", "--git-dir", str(path), "show", f"HEAD:{MODULE}"], capture_output=True,
-                                text=True, check=True).stdout
+    source = peer_file(where, MODULE)
     tmp = Path(tempfile.mkdtemp(prefix="passk-verl-")) / "verl_sandbox_fusion_utils.py"
     tmp.write_text(source)
     spec = importlib.util.spec_from_file_location("verl_sandbox_fusion_utils", tmp)
@@ -112,24 +107,8 @@ def main() -> int:
                               zip(in_outs["inputs"], in_outs["outputs"])))
     print(f"plain runs: {sum(p is True for p in plain)} pass, {sum(p == -3 for p in plain)} time out "
           f"(of {len(plain)})")
-    server = None
-    url = args.url
-    if url is None:
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        log = open(Path(tempfile.mkdtemp(prefix="passk-verl-serve-")) / "server.log", "w")
-        server = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--port", str(port), "--workers",
-                                   str(args.workers), *args.serve_args.split()], stdout=log, stderr=log,
-                                  cwd=ROOT)
-        deadline = time.monotonic() + 600
-        while True:
-            try:
-                urllib.request.urlopen(url + "/health", timeout=5)
-                break
-            except OSError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"passk serve did not start: see {log.name}") from None
-                time.sleep(0.5)
+    server, url = (None, args.url) if args.url else start_serve("--workers", str(args.workers),
+                                                                 *args.serve_args.split(), log_name="passk-verl")
     failures = 0
     try:
         for clients in [int(c) for c in args.clients.split(",")]:

@@ -12,6 +12,38 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def start_serve(*args: str, log_name: str = "passk-serve") -> tuple:
+    """`passk serve` on a free loopback port, as a user starts it, once /health answers: (process, url). Its
+    output goes to a log file (named when it does not start)."""
+    import tempfile
+    import time
+    import urllib.request
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    log = open(Path(tempfile.mkdtemp(prefix=log_name + "-")) / "server.log", "w")
+    server = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--port", str(port), *args],
+                              stdout=log, stderr=log, cwd=ROOT)
+    deadline = time.monotonic() + 600   # the first start may build passk's image
+    while True:
+        try:
+            urllib.request.urlopen(url + "/health", timeout=5)
+            return server, url
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                server.kill()
+                raise SystemExit(f"passk serve did not start: see {log.name}") from None
+            time.sleep(0.5)
+
+
+def peer_file(where: str, path: str) -> str:
+    """A file of a peer's repository, from a checkout or from the bare repository `fetch` brings (its HEAD)."""
+    root = Path(where)
+    if (root / path).is_file():
+        return (root / path).read_text()
+    return subprocess.run(["git", "--git-dir", str(root), "show", f"HEAD:{path}"], capture_output=True,
+                          text=True, check=True).stdout
+
+
 def free_port() -> int:
     """A loopback port no one listens on now (for a `passk serve` the script starts)."""
     with socket.socket() as s:
