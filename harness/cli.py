@@ -609,8 +609,7 @@ def cmd_serve(args) -> int:
     settings = SandboxSettings(runtime=args.runtime, isolation=args.isolation, workers=args.workers,
                                base_image=args.base_image, executor=args.executor, ray_address=args.ray_address,
                                python=args.python, pin_cpus=args.pin_cpus,
-                               overflow=(default_overflow(args.workers, limits.memory_mb) if args.overflow is None
-                                         else args.overflow))
+                               overflow=default_overflow(args.workers, limits.memory_mb, args.runtime, args.overflow))
     repos = RepoSettings(dir=args.repos, specs=args.repo_specs, timeout_s=args.repo_timeout_s,
                          strict_tests=args.strict_tests)
     if any(p.channel == "repo" for p in problems.values()):   # every repository and commit checked at start

@@ -521,6 +521,15 @@ def _swallow(call):
         return e
 
 
+def test_overflow_lanes_are_runc_only_and_sized_by_memory():
+    from harness.serve.service import default_overflow
+    assert 0 < default_overflow(2, 1024) <= 16 and default_overflow(2, 1 << 20) == 0
+    assert default_overflow(2, 1024, "runsc") == 0 == default_overflow(2, 1024, "runsc-systrap", 0)
+    assert default_overflow(2, 1024, "runc", 3) == 3
+    with pytest.raises(InputError, match="runc"):
+        default_overflow(2, 1024, "runsc", 4)
+
+
 def test_run_code_deadline_is_the_one_sandbox_fusion_clients_imply_or_the_callers_header():
     from harness.serve.fusion import CLIENT_MARGIN_S, DEADLINE_HEADER, deadline
     limits = Limits(timeout_s=10, compile_timeout_s=10)

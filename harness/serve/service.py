@@ -32,9 +32,18 @@ BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 
 OVERFLOW_PER_WORKER = 8   # passk serve's overflow lanes (SandboxSettings.overflow), by default, per worker
 
 
-def default_overflow(workers: int, memory_mb: int) -> int:
-    """Overflow lanes by default: 8 a worker, at most what half this machine's memory holds when every
-    lane's program (and every worker's) uses its whole memory limit."""
+def default_overflow(workers: int, memory_mb: int, runtime: str = "runc", asked: int | None = None) -> int:
+    """passk serve's overflow lanes: `asked`, else 8 a worker, at most what half this machine's memory holds
+    when every lane's program (and every worker's) uses its whole memory limit. None under gVisor: its
+    containers' CPU weight cannot be lowered (`docker update --cpu-shares` fails under runsc), so a lane
+    would slow the workers' programs, and gVisor gives no run-queue delay to tell a machine stall from a
+    time limit: the load could decide a verdict."""
+    gvisor = str(runtime).startswith("runsc")
+    if gvisor and asked:
+        raise InputError(f"--overflow {asked}: overflow lanes need --runtime runc (under gVisor a lane's CPU weight "
+                         "cannot be lowered and a machine stall cannot be told from a time limit)")
+    if asked is not None or gvisor:
+        return asked or 0
     try:
         total_mb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**20
     except (ValueError, OSError, AttributeError):
