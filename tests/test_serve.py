@@ -109,7 +109,8 @@ def test_metrics_histograms_are_cumulative_and_labels_escaped():
 def test_every_route_is_in_the_schema_and_only_loopback_is_open():
     paths = schema()["paths"]
     assert set(paths) == {"/v1/evaluate", "/run_code", "/v1/problems", "/health", "/metrics", "/openapi.json",
-                          "/test_program", "/test_program_stdio", "/v1/ping", "/execute"}
+                          "/test_program", "/test_program_stdio", "/v1/ping", "/execute", "/api/v2/runtimes",
+                          "/api/v2/execute"}
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("10.0.0.1")
 
@@ -669,3 +670,48 @@ def test_nemo_skills_execute_runs_python_pypy_and_shell_statelessly(server):
     with pytest.raises(urllib.error.HTTPError) as e:   # a session: passk's /execute keeps none
         server.post("/execute", {"generated_code": "x = 1", "timeout": 10, "language": "ipython"})
     assert e.value.code == 400
+
+
+def test_piston_bodies_follow_piston_and_refuse_what_passk_does_not_run():
+    from harness.core.version import __version__
+    from harness.serve.piston import parse, runtimes
+    listed = {r["language"]: r for r in runtimes()}
+    assert {"python", "c++", "java", "rust", "go", "javascript"} <= set(listed)
+    assert "cpp" in listed["c++"]["aliases"] and listed["python"]["version"] == __version__
+    body = {"language": "cpp", "version": "*", "files": [{"name": "main.cpp", "content": "int main(){}"}],
+            "run_timeout": 5000, "run_cpu_time": 2000, "run_memory_limit": 64 << 20}
+    problem, program, language, limits, _ = parse(body, Limits(), 1 << 20, 4096)
+    assert language == "cpp" and program == "int main(){}" and problem.judge.time_limit_s == 2.0
+    assert problem.judge.wall_s == 5.0 and limits.memory_mb == 64
+    hexed = {**body, "files": [{"content": "696e74206d61696e28297b7d", "encoding": "hex"}]}
+    assert parse(hexed, Limits(), 1 << 20, 4096)[1] == "int main(){}"
+    for bad, says in (({**body, "language": "cobol"}, "runtime is unknown"), ({**body, "version": "9.9"}, "runtime is unknown"),
+                      ({**body, "files": body["files"] * 2}, "one file"), ({**body, "args": ["1"]}, "args"),
+                      ({**body, "run_timeout": -1}, "non-negative"), ({**body, "files": []}, "files is required")):
+        with pytest.raises(BadRequest, match=says):
+            parse(bad, Limits(), 1 << 20, 4096)
+
+
+@pytest.mark.docker
+def test_piston_execute_answers_with_pistons_stages_and_statuses(server):
+    from harness.core.version import __version__
+    run = server.post("/api/v2/execute", {"language": "python", "version": "*", "stdin": "21\n",
+                                          "files": [{"name": "main.py", "content": "print(int(input()) * 2)"}]})
+    assert run["language"] == "python" and run["version"] == __version__ and "compile" not in run
+    assert run["run"]["stdout"] == "42\n" and run["run"]["code"] == 0 and run["run"]["status"] is None
+    crash = server.post("/api/v2/execute", {"language": "py", "version": "*",
+                                            "files": [{"content": "import sys\nsys.exit(3)"}]})["run"]
+    assert crash["status"] == "RE" and crash["code"] == 3
+    loop = server.post("/api/v2/execute", {"language": "python", "version": "*", "run_timeout": 1000,
+                                           "run_cpu_time": 1000, "files": [{"content": "while True:\n    pass"}]})["run"]
+    assert loop["status"] == "TO" and loop["signal"] == "SIGKILL"
+    cpp = server.post("/api/v2/execute", {"language": "c++", "version": "*", "stdin": "2 3\n", "files": [
+        {"name": "main.cpp", "content": "#include <cstdio>\nint main(){int a,b;scanf(\"%d %d\",&a,&b);printf(\"%d\\n\",a+b);}"}]})
+    assert cpp["compile"]["code"] == 0 and cpp["run"]["stdout"] == "5\n"
+    broken = server.post("/api/v2/execute", {"language": "c++", "version": "*",
+                                             "files": [{"content": "int main( {"}]})
+    assert broken["compile"]["status"] == "RE" and broken["compile"]["code"] != 0 and broken["run"] == broken["compile"]
+    with pytest.raises(urllib.error.HTTPError) as e:
+        server.post("/api/v2/execute", {"language": "cobol", "version": "*", "files": [{"content": "x"}]})
+    assert e.value.code == 400 and "runtime is unknown" in json.loads(e.value.read())["message"]
+    assert any(r["language"] == "c++" for r in server.get("/api/v2/runtimes"))

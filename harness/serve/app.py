@@ -24,7 +24,7 @@ from starlette.routing import Route
 from harness.core.errors import InputError
 from harness.core.version import __version__
 from harness.records.results import ROW_FIELDS
-from harness.serve import fusion, instruct, nemo
+from harness.serve import fusion, instruct, nemo, piston
 from harness.serve.bodies import Candidate, parse_evaluate, reward_of
 from harness.serve.openapi import schema
 from harness.execution.executor import Late
@@ -205,6 +205,19 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         with service.metrics.lock:
             service.metrics.cancelled += cancelled
 
+    async def run_single(request, problem, program, language, limits, answer_by, started, start_by=None,
+                         overflow_at=None):
+        """One program of another service's API, admitted, queued and waited for until `answer_by` (seconds
+        from `started`): (why it stopped early or None, its row); None for the row when the client went."""
+        service.admit(1)
+        futures = await submit_all(problem, (Candidate(program, language, 0, {}),), limits, start_by, overflow_at)
+        why = await watch(request, futures, answer_by, started)
+        if why == "client_gone":
+            return why, None, futures[0]
+        if why is not None:
+            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
+        return why, service.outcome(futures[0], problem, 0, started, why or "not_run"), futures[0]
+
     @endpoint("/v1/evaluate")
     async def evaluate(request: Request):
         started = time.monotonic()
@@ -268,21 +281,16 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         limits = service.cap_limits(limits)
         plan = fusion.deadline(request.headers.get(fusion.DEADLINE_HEADER), language, limits,
                                options.deadline_s)
-        service.admit(1)
-        futures = await submit_all(problem, (Candidate(program, language, 0, {}),), limits,
-                                   started + plan.start_by_s, started + plan.overflow_after_s)
-        why = await watch(request, futures, plan.answer_by_s, started)
-        if why == "client_gone":
+        why, row, future = await run_single(request, problem, program, language, limits, plan.answer_by_s, started,
+                                            started + plan.start_by_s, started + plan.overflow_after_s)
+        if row is None:
             return Response(status_code=499)
-        if why is not None:
-            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
-        if why == "deadline" or isinstance(_exception(futures[0]), Late):
+        if why == "deadline" or isinstance(_exception(future), Late):
             # not started (or not finished) in time for the caller's own deadline: the status its client
             # retries (SandboxFusion's clients, verl's reward), at once rather than after the client gave up
             return _error(504, f"/run_code could not run the program within the caller's deadline "
                           f"({plan.deadline_s:g} s, {plan.source}): every worker was busy; try again",
                           {"Retry-After": str(service.retry_after())})
-        row = service.outcome(futures[0], problem, 0, started, why or "not_run")
         if row.status == "error" and row.reason == "machine_stall":   # the load stopped it, not the program
             return _error(504, f"/run_code: {row.detail}"[:500], {"Retry-After": str(service.retry_after())})
         return JSONResponse(fusion.response(row, language))
@@ -345,14 +353,9 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         answer_by = max(0.5, min(float(limits.timeout_s) + nemo.CLIENT_MARGIN_S, options.deadline_s)
                         - fusion.ANSWER_MARGIN_S)
         start_by = started + max(0.05, answer_by - float(limits.timeout_s) - fusion.START_MARGIN_S)
-        service.admit(1)
-        futures = await submit_all(problem, (Candidate(program, language, 0, {}),), limits, start_by)
-        why = await watch(request, futures, answer_by, started)
-        if why == "client_gone":
+        why, row, _ = await run_single(request, problem, program, language, limits, answer_by, started, start_by)
+        if row is None:
             return Response(status_code=499)
-        if why is not None:
-            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
-        row = service.outcome(futures[0], problem, 0, started, why or "not_run")
         if row.status == "error":   # never an answer the program did not earn; NeMo-Skills' client reads the
             late = row.reason in ("deadline", "machine_stall")   # body of any status, so it says so too
             message = f"passk could not run the program ({row.reason}: {row.detail}); not the program's doing, retry"
@@ -360,6 +363,31 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                                  "stderr": message[:500] + "\n"}, status_code=504 if late else 503,
                                 headers={"Retry-After": str(service.retry_after())})
         return JSONResponse(nemo.response(row, asked, float(limits.timeout_s), cap))
+
+    @endpoint("/api/v2/runtimes")
+    async def piston_runtimes(request: Request):
+        return JSONResponse(piston.runtimes())
+
+    @endpoint("/api/v2/execute")
+    async def piston_execute(request: Request):
+        """Piston's /api/v2/execute (harness/serve/piston.py): one file on a stdin."""
+        started = time.monotonic()
+        body = await _read_json(request, options.max_body_bytes)
+        try:
+            problem, program, language, limits, asked = piston.parse(body, service.limits, options.max_code_bytes,
+                                                                     options.max_memory_mb)
+        except InputError as e:   # Piston's refusals carry `message`
+            return JSONResponse({"message": str(e)}, status_code=400)
+        limits = service.cap_limits(limits)
+        answer_by = min(options.deadline_s, float(limits.compile_timeout_s) + float(limits.timeout_s) + 30.0)
+        why, row, _ = await run_single(request, problem, program, language, limits, answer_by, started)
+        if row is None:
+            return Response(status_code=499)
+        if row.status == "error":   # never a stage the program did not run: Piston's clients retry a non-200
+            late = row.reason in ("deadline", "machine_stall")
+            return JSONResponse({"message": f"passk could not run the program ({row.reason}): {row.detail}"[:500]},
+                                status_code=504 if late else 503, headers={"Retry-After": str(service.retry_after())})
+        return JSONResponse(piston.response(row, language, asked))
 
     @endpoint("/v1/ping", open_=True)
     async def ping(request: Request):   # SandboxFusion's liveness probe: the JSON string "pong"
@@ -378,5 +406,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
               Route("/metrics", metrics, methods=["GET"]), Route("/openapi.json", openapi, methods=["GET"]),
               Route("/test_program", test_program, methods=["POST"]), Route("/v1/ping", ping, methods=["GET"]),
               Route("/execute", execute, methods=["POST"]),
+              Route("/api/v2/runtimes", piston_runtimes, methods=["GET"]),
+              Route("/api/v2/execute", piston_execute, methods=["POST"]),
               Route("/test_program_stdio", test_program_stdio, methods=["POST"])]
     return Starlette(routes=routes)

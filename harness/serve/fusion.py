@@ -98,13 +98,21 @@ def parse_run_code(body, base: Limits, max_code_bytes: int, max_memory_mb: int) 
         raise BadRequest(f"memory_limit_MB must be a number, got {memory!r}")
     memory_mb = DEFAULT_MEMORY_MB if memory <= 0 else int(memory)
     memory_mb = max(16, min(memory_mb, max_memory_mb))
-    spec = JudgeSpec((JudgeTest(stdin or "", ""),), run_s, memory_mb=memory_mb, output_mb=max(1, CAPTURE_BYTES >> 20),
-                     checker=Checker("rule"), capture=CAPTURE_BYTES, wall_s=run_s, time_source="request")
-    problem = Problem(f"run_code/{next(_ids)}", "", "", None, channel="io", format="run_code", judge=spec)
-    limits = replace(base, timeout_s=run_s, cpu_time_s=math.ceil(run_s) + 1, memory_mb=memory_mb,
-                     output_bytes=CAPTURE_BYTES, compile_timeout_s=compile_s,
-                     compile_memory_mb=max(base.compile_memory_mb, memory_mb))
+    problem, limits = captured_run("run_code", stdin, base, run_s, run_s, memory_mb, compile_s, memory_mb)
     return problem, code, language, limits
+
+
+def captured_run(route: str, stdin: str | None, base: Limits, cpu_s: float, wall_s: float, memory_mb: int,
+                 compile_s: float, compile_mb: int) -> tuple:
+    """(problem, limits) of one run on a stdin whose output comes back (no checker): the job every route of
+    another service's API that runs a program makes. CPU time is the limit, `wall_s` the backstop."""
+    spec = JudgeSpec((JudgeTest(stdin or "", ""),), cpu_s, memory_mb=memory_mb, output_mb=max(1, CAPTURE_BYTES >> 20),
+                     checker=Checker("rule"), capture=CAPTURE_BYTES, wall_s=wall_s, time_source="request")
+    problem = Problem(f"{route}/{next(_ids)}", "", "", None, channel="io", format=route, judge=spec)
+    limits = replace(base, timeout_s=wall_s, cpu_time_s=math.ceil(cpu_s) + 1, memory_mb=memory_mb,
+                     output_bytes=CAPTURE_BYTES, compile_timeout_s=compile_s,
+                     compile_memory_mb=max(base.compile_memory_mb, compile_mb))
+    return problem, limits
 
 
 def _signal_number(name) -> int | None:

@@ -134,6 +134,25 @@ def schema() -> dict:
                 "responses": answers({"description": "process_status (completed, error, timeout), stdout, stderr",
                                       "content": {"application/json": {"schema": {"type": "object"}}}},
                                      "400", "401", "413", "429", "503", "504")}},
+            "/api/v2/runtimes": {"get": {"summary": "Piston's runtimes: every language passk runs on a stdin",
+                                         "responses": answers({"description": "language, version, aliases, runtime"},
+                                                              "401")}},
+            "/api/v2/execute": {"post": {
+                "summary": "Piston's execute: one file on a stdin, Piston's fields and statuses",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "type": "object", "required": ["language", "version", "files"], "properties": {
+                        "language": {"type": "string"}, "version": {"type": "string"},
+                        "files": {"type": "array", "maxItems": 1, "items": {"type": "object", "required": ["content"],
+                                  "properties": {"name": {"type": "string"}, "content": {"type": "string"},
+                                                 "encoding": {"enum": ["utf8", "base64", "hex"]}}}},
+                        "stdin": {"type": "string"}, "args": {"type": "array", "maxItems": 0},
+                        "compile_timeout": {"type": "number"}, "run_timeout": {"type": "number"},
+                        "compile_cpu_time": {"type": "number"}, "run_cpu_time": {"type": "number"},
+                        "compile_memory_limit": {"type": "number"}, "run_memory_limit": {"type": "number"}}}}}},
+                "responses": answers({"description": "language, version, run (and compile): stdout, stderr, output, "
+                                                     "code, signal, message, status, cpu_time, wall_time, memory",
+                                      "content": {"application/json": {"schema": {"type": "object"}}}},
+                                     "400", "401", "413", "429", "503", "504")}},
             "/v1/ping": {"get": {"summary": "SandboxFusion's liveness probe: \"pong\"", "security": [],
                                  "responses": {"200": {"description": "the JSON string \"pong\""}}}},
             "/openapi.json": {"get": {"summary": "This schema", "security": [],

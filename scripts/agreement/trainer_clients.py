@@ -1,5 +1,9 @@
 """Trainers' own reward clients against `passk serve`, compared with `passk evaluate` on the same problems.
 
+open-r1: its `PistonClient` (src/open_r1/utils/competitive_programming/piston_client.py, loaded whole from
+--open-r1: it imports only aiohttp) sends Python, C++ and bash programs to /api/v2/execute with language
+names Piston uses; each run's stdout and exit code are compared with a plain run on the host.
+
 NeMo-Skills: its `LocalSandbox` client (nemo_skills/code_execution/sandbox.py, the classes `Sandbox` and
 `LocalSandbox`, read the same way from --nemo-skills; the module's own imports pull in its job launcher) runs
 python3, pypy3 and shell programs through /execute; each answer is compared with a plain run of the same
@@ -34,6 +38,14 @@ from scripts.lib.passk_run import peer_file, start_serve  # noqa: E402
 
 MODULE = "open_instruct/ground_truth_utils.py"
 CLASSES = ("VerifierConfig", "CodeVerifierConfig", "VerificationResult", "VerifierFunction", "CodeVerifier")
+PISTON_MODULE = "src/open_r1/utils/competitive_programming/piston_client.py"
+# (language, program, stdin) through open-r1's PistonClient, against a plain run's stdout and exit code
+PISTON_CASES = [
+    ("python", "print(int(input()) * 2)", "21\n"),
+    ("python", "import sys\nprint('x')\nsys.exit(5)", ""),
+    ("c++", "#include <cstdio>\nint main(){int a,b;scanf(\"%d %d\",&a,&b);printf(\"%d\\n\",a*b);}", "6 7\n"),
+    ("bash", "read n; echo $((n + 1))", "41\n"),
+]
 NEMO_MODULE = "nemo_skills/code_execution/sandbox.py"
 NEMO_CLASSES = ("Sandbox", "LocalSandbox")
 # (language, program, stdin) -> NeMo-Skills' process_status and stdout, as a plain run gives them
@@ -128,6 +140,38 @@ async def nemo_answers(sandbox_class, host: str, port: str) -> list:
         await sandbox.close()
 
 
+def load_piston_client(where: str):
+    """open-r1's PistonClient: its module imports only the standard library and aiohttp, so it is loaded whole."""
+    namespace: dict = {"__name__": "open_r1_piston_client"}
+    exec(compile(peer_file(where, PISTON_MODULE), PISTON_MODULE, "exec"), namespace)
+    return namespace["PistonClient"]
+
+
+def plain_piston(language: str, program: str, stdin: str) -> tuple:
+    """(stdout, exit code) of a plain run on the host."""
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as d:
+        if language == "c++":
+            src = os.path.join(d, "main.cpp")
+            Path(src).write_text(program)
+            subprocess.run(["g++", "-O2", "-o", os.path.join(d, "main"), src], check=True)
+            argv = [os.path.join(d, "main")]
+        else:
+            argv = {"python": [sys.executable, "-c", program], "bash": ["/bin/bash", "-c", program]}[language]
+        done = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=30)
+    return done.stdout, done.returncode
+
+
+async def piston_answers(client_class, url: str) -> list:
+    client = client_class(url + "/api/v2")
+    try:
+        return [await client.send_execute({"files": [{"content": program}], "stdin": stdin, "run_timeout": 5000},
+                                          language=language) for language, program, stdin in PISTON_CASES]
+    finally:
+        await client.session.close()
+
+
 def passk_rows(problems: dict, stdio: bool) -> dict:
     """What passk evaluate says of each (problem, candidate): the whole program on all the problem's tests."""
     from harness import Evaluator
@@ -155,6 +199,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--open-instruct", required=True, help="an open-instruct checkout, or its bare repository")
     ap.add_argument("--nemo-skills", default=None, help="a NeMo-Skills checkout, or its bare repository")
+    ap.add_argument("--open-r1", default=None, help="an open-r1 checkout, or its bare repository (its PistonClient)")
     ap.add_argument("--url", default=None, help="a running passk serve (default: start one)")
     args = ap.parse_args()
     CodeVerifier, CodeVerifierConfig = load_code_verifier(args.open_instruct)
@@ -186,6 +231,16 @@ def main() -> int:
                 disagree += not ok
                 shown = program.replace("\n", "; ")[:40]
                 print(f"NeMo-Skills /execute {language:<8} {shown:<40} {got[0]:<9} plain run: {want[0]:<9} "
+                      f"{'agree' if ok else 'DISAGREE ' + repr(got) + ' vs ' + repr(want)}")
+        if args.open_r1:
+            answers = asyncio.run(piston_answers(load_piston_client(args.open_r1), url))
+            for (language, program, stdin), answer in zip(PISTON_CASES, answers):
+                want = plain_piston(language, program, stdin)
+                got = (answer["run"]["stdout"], answer["run"]["code"])
+                ok = got == want
+                disagree += not ok
+                shown = program.replace("\n", "; ")[:40]
+                print(f"open-r1 Piston /api/v2/execute {language:<7} {shown:<40} exit {got[1]}  plain run: exit {want[1]}  "
                       f"{'agree' if ok else 'DISAGREE ' + repr(got) + ' vs ' + repr(want)}")
     finally:
         if server is not None:
