@@ -27,7 +27,6 @@ from harness.records.results import ROW_FIELDS
 from harness.serve import fusion, instruct, nemo, piston
 from harness.serve.bodies import Candidate, parse_evaluate, reward_of
 from harness.serve.openapi import schema
-from harness.execution.executor import Late
 from harness.serve.service import Busy, Service, Unavailable
 
 POLL_S = 0.2   # how often a waiting request looks for its client's disconnect and its deadline
@@ -94,8 +93,13 @@ def _quiet(waiter) -> None:
         waiter.exception()
 
 
-def _exception(future):
-    return None if future.cancelled() else future.exception()
+LATE_REASONS = ("deadline", "machine_stall")   # an error row its caller should retry later: 504, else 503
+
+
+def _retry_status(row) -> int:
+    """The status of an answer for an `error` row (never a verdict): 504 when time or the machine's load
+    stopped it, 503 when the sandbox failed."""
+    return 504 if row.reason in LATE_REASONS else 503
 
 
 def row_dict(row, key, reward_mode: str) -> dict:
@@ -281,11 +285,11 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         limits = service.cap_limits(limits)
         plan = fusion.deadline(request.headers.get(fusion.DEADLINE_HEADER), language, limits,
                                options.deadline_s)
-        why, row, future = await run_single(request, problem, program, language, limits, plan.answer_by_s, started,
-                                            started + plan.start_by_s, started + plan.overflow_after_s)
+        why, row, _ = await run_single(request, problem, program, language, limits, plan.answer_by_s, started,
+                                       started + plan.start_by_s, started + plan.overflow_after_s)
         if row is None:
             return Response(status_code=499)
-        if why == "deadline" or isinstance(_exception(future), Late):
+        if row.status == "error" and row.reason == "deadline":
             # not started (or not finished) in time for the caller's own deadline: the status its client
             # retries (SandboxFusion's clients, verl's reward), at once rather than after the client gave up
             return _error(504, f"/run_code could not run the program within the caller's deadline "
@@ -316,8 +320,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         rows = [None if p is None else next(rows) for p in problems]
         errors = [r for r in rows if r is not None and r.status == "error"]
         if errors:   # the sandbox's fault or the deadline's, never a failed test: the client retries these
-            late = any(r.reason in ("deadline", "machine_stall") for r in errors)
-            return _error(504 if late else 503, f"{len(errors)} of {len(rows)} tests could not be run: "
+            return _error(max(_retry_status(r) for r in errors), f"{len(errors)} of {len(rows)} tests could not be run: "
                           f"{errors[0].reason}: {errors[0].detail}"[:500], {"Retry-After": str(service.retry_after())})
         return JSONResponse(instruct.answer(rows))
 
@@ -356,11 +359,10 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         why, row, _ = await run_single(request, problem, program, language, limits, answer_by, started, start_by)
         if row is None:
             return Response(status_code=499)
-        if row.status == "error":   # never an answer the program did not earn; NeMo-Skills' client reads the
-            late = row.reason in ("deadline", "machine_stall")   # body of any status, so it says so too
+        if row.status == "error":   # never an answer the program did not earn; NeMo-Skills' client reads any status's body
             message = f"passk could not run the program ({row.reason}: {row.detail}); not the program's doing, retry"
             return JSONResponse({"error": message[:500], "process_status": "error", "stdout": "",
-                                 "stderr": message[:500] + "\n"}, status_code=504 if late else 503,
+                                 "stderr": message[:500] + "\n"}, status_code=_retry_status(row),
                                 headers={"Retry-After": str(service.retry_after())})
         return JSONResponse(nemo.response(row, asked, float(limits.timeout_s), cap))
 
@@ -374,7 +376,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         started = time.monotonic()
         body = await _read_json(request, options.max_body_bytes)
         try:
-            problem, program, language, limits, asked = piston.parse(body, service.limits, options.max_code_bytes,
+            problem, program, language, limits, _ = piston.parse(body, service.limits, options.max_code_bytes,
                                                                      options.max_memory_mb)
         except InputError as e:   # Piston's refusals carry `message`
             return JSONResponse({"message": str(e)}, status_code=400)
@@ -384,10 +386,9 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         if row is None:
             return Response(status_code=499)
         if row.status == "error":   # never a stage the program did not run: Piston's clients retry a non-200
-            late = row.reason in ("deadline", "machine_stall")
             return JSONResponse({"message": f"passk could not run the program ({row.reason}): {row.detail}"[:500]},
-                                status_code=504 if late else 503, headers={"Retry-After": str(service.retry_after())})
-        return JSONResponse(piston.response(row, language, asked))
+                                status_code=_retry_status(row), headers={"Retry-After": str(service.retry_after())})
+        return JSONResponse(piston.response(row, language))
 
     @endpoint("/v1/ping", open_=True)
     async def ping(request: Request):   # SandboxFusion's liveness probe: the JSON string "pong"

@@ -133,7 +133,7 @@ def _stage(stdout: str, stderr: str, code, signal, status, message, cpu_s, wall_
             "memory": None if memory_kb is None else int(memory_kb) * 1024}
 
 
-def response(row, passk_language: str, asked: str) -> dict:
+def response(row, passk_language: str) -> dict:
     """Piston's answer for a row that ran (an `error` row is the route's 503 or 504)."""
     compiled = IO_LANGUAGES[passk_language].compile is not None
     piston = PISTON_NAMES.get(passk_language, (passk_language, ()))[0]
