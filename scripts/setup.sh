@@ -13,10 +13,10 @@ if [ "${PASSK_RUNSC:-trixie}" != system ] && command -v runsc >/dev/null 2>&1 \
 fi
 here="$(pwd -P)"
 # Installed, and installed from this checkout (not another one that happens to be on the machine)?
-installed=$(cd / && python3 -c "import harness, harness.containers.box, docker, yaml, tqdm, ray, mkdocs, pymdownx, ruff, starlette, uvicorn, sandbox_fusion, os; print(os.path.dirname(os.path.dirname(os.path.realpath(harness.__file__))))" 2>/dev/null || true)
+installed=$(cd / && python3 -c "import harness, harness.containers.box, docker, yaml, tqdm, ray, mkdocs, pymdownx, ruff, starlette, uvicorn, sandbox_fusion, inspect_ai, os; print(os.path.dirname(os.path.dirname(os.path.realpath(harness.__file__))))" 2>/dev/null || true)
 if [ "$installed" != "$here" ] || ! command -v passk >/dev/null 2>&1; then
   echo "[setup] installing passk (pip install -e .)" >&2
-  python3 -m pip install -q -e ".[test,ray,docs,serve]" 2>&1 | grep -v -E "^(WARNING|DEPRECATION)" >&2 || true
+  python3 -m pip install -q -e ".[test,ray,docs,serve,inspect]" 2>&1 | grep -v -E "^(WARNING|DEPRECATION)" >&2 || true
 fi
 (cd / && python3 -c "import harness") || { echo "[setup] pip install failed" >&2; exit 1; }
 base="${PASSK_BASE_IMAGE:-passk-base:bookworm}"

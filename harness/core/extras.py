@@ -19,6 +19,7 @@ class Extra:
 EXTRAS = {e.name: e for e in (
     Extra("serve", ("starlette", "uvicorn"), "passk serve (the HTTP service)"),
     Extra("ray", ("ray",), "--executor ray (a Ray cluster's nodes run the candidates)"),
+    Extra("inspect", ("inspect_ai",), 'sandbox="passk" in inspect_ai tasks (docs/inspect.md)'),
 )}
 
 
