@@ -448,7 +448,8 @@ def test_a_requests_deadline_ends_its_running_candidates():
                                        "limits": {"timeout_s": 60}, "deadline_s": 3})["rows"]
         took = time.monotonic() - t0
         assert [(r["status"], r["reason"]) for r in rows] == [("error", "deadline")] * 2
-        assert took < 30, took
+        # the answer leaves before the deadline (it left at it, so a client waiting deadline_s timed out)
+        assert took < 3, took
         honest = s.post("/v1/evaluate", {"problem": {"record": ADD}, "candidates": ["def add(a, b):\n    return a + b\n"]},
                         timeout=120)["rows"]
         assert [r["status"] for r in honest] == ["passed"]

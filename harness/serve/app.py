@@ -228,6 +228,9 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         body = await _read_json(request, options.max_body_bytes)
         req, futures = await anyio.to_thread.run_sync(accept_evaluate, body)
         problem = req.problem
+        # the answer leaves before the caller's deadline (as /run_code's), so that a client that waits exactly
+        # `deadline_s` gets the rows that finished and `error deadline` for the rest, not its own timeout
+        answer_by = max(0.5, req.deadline_s - fusion.ANSWER_MARGIN_S)
 
         def row_at(i: int, why: str = "not_run"):
             row = service.outcome(futures[i], problem, i, started, why)
@@ -239,7 +242,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
 
                 async def put(i):
                     await queue.put(i)
-                task = asyncio.ensure_future(watch(request, futures, req.deadline_s, started, put))
+                task = asyncio.ensure_future(watch(request, futures, answer_by, started, put))
                 sent = set()
                 try:
                     while len(sent) < len(futures):
@@ -264,7 +267,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                     task.cancel()
             return StreamingResponse(lines(), media_type="application/x-ndjson")
 
-        why = await watch(request, futures, req.deadline_s, started)
+        why = await watch(request, futures, answer_by, started)
         if why == "client_gone":
             return Response(status_code=499)
         if why is not None:   # the deadline: rows for what ran, `error deadline` for what did not
