@@ -200,6 +200,14 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                 return why
         return None
 
+    async def settle(request: Request, futures: list, answer_by: float, started: float):
+        """watch() until the futures end or `answer_by` (seconds from `started`); when the deadline stopped it,
+        also wait for what it ended (their rows say `error deadline`). Why it stopped early, or None."""
+        why = await watch(request, futures, answer_by, started)
+        if why is not None and why != "client_gone":
+            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
+        return why
+
     def cancel(futures: list) -> None:
         """Cancel what has not started and end what runs (its container killed: a request never holds a
         worker past its deadline or its client), counting each candidate once however often it is asked."""
@@ -212,15 +220,13 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
     async def run_single(request, problem, program, language, limits, answer_by, started, start_by=None,
                          overflow_at=None):
         """One program of another service's API, admitted, queued and waited for until `answer_by` (seconds
-        from `started`): (why it stopped early or None, its row); None for the row when the client went."""
+        from `started`): its row, or None when the client went."""
         service.admit(1)
         futures = await submit_all(problem, (Candidate(program, language, 0, {}),), limits, start_by, overflow_at)
-        why = await watch(request, futures, answer_by, started)
+        why = await settle(request, futures, answer_by, started)
         if why == "client_gone":
-            return why, None, futures[0]
-        if why is not None:
-            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
-        return why, service.outcome(futures[0], problem, 0, started, why or "not_run"), futures[0]
+            return None
+        return service.outcome(futures[0], problem, 0, started, why or "not_run")
 
     @endpoint("/v1/evaluate")
     async def evaluate(request: Request):
@@ -230,7 +236,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         problem = req.problem
         # the answer leaves before the caller's deadline (as /run_code's), so that a client that waits exactly
         # `deadline_s` gets the rows that finished and `error deadline` for the rest, not its own timeout
-        answer_by = max(0.5, req.deadline_s - fusion.ANSWER_MARGIN_S)
+        answer_by = fusion.answer_by(req.deadline_s)
 
         def row_at(i: int, why: str = "not_run"):
             row = service.outcome(futures[i], problem, i, started, why)
@@ -267,11 +273,9 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                     task.cancel()
             return StreamingResponse(lines(), media_type="application/x-ndjson")
 
-        why = await watch(request, futures, answer_by, started)
+        why = await settle(request, futures, answer_by, started)   # the deadline: `error deadline` for what did not run
         if why == "client_gone":
             return Response(status_code=499)
-        if why is not None:   # the deadline: rows for what ran, `error deadline` for what did not
-            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
         rows = [row_at(i, why or "not_run") for i in range(len(futures))]
         counted = [r for r in rows if r["status"] != "error"]
         summary = {"candidates": len(rows), "passed": sum(r["status"] == "passed" for r in rows),
@@ -288,8 +292,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         limits = service.cap_limits(limits)
         plan = fusion.deadline(request.headers.get(fusion.DEADLINE_HEADER), language, limits,
                                options.deadline_s)
-        why, row, _ = await run_single(request, problem, program, language, limits, plan.answer_by_s, started,
-                                       started + plan.start_by_s, started + plan.overflow_after_s)
+        row = await run_single(request, problem, program, language, limits, plan.answer_by_s, started,
+                               started + plan.start_by_s, started + plan.overflow_after_s)
         if row is None:
             return Response(status_code=499)
         if row.status == "error" and row.reason == "deadline":
@@ -308,17 +312,15 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         body = await _read_json(request, options.max_body_bytes)
         problems, program, limits = instruct.parse(body, service.limits, options.max_code_bytes, stdio)
         limits = service.cap_limits(limits)
-        answer_by = max(0.5, min(instruct.client_wait_s(body), options.deadline_s) - fusion.ANSWER_MARGIN_S)
+        answer_by = fusion.answer_by(min(instruct.client_wait_s(body), options.deadline_s))
         runnable = [p for p in problems if p is not None]
         service.admit(len(runnable))
-        start_by = started + max(0.05, answer_by - float(limits.timeout_s) - fusion.START_MARGIN_S)
+        start_by = started + fusion.start_by(answer_by, float(limits.timeout_s))
         futures = await anyio.to_thread.run_sync(queue_pairs, [(p, Candidate(program, None, 0, {})) for p in runnable],
                                                   limits, start_by)
-        why = await watch(request, futures, answer_by, started)
+        why = await settle(request, futures, answer_by, started)
         if why == "client_gone":
             return Response(status_code=499)
-        if why is not None:
-            await asyncio.wait([asyncio.wrap_future(f) for f in futures])
         rows = iter([service.outcome(f, p, 0, started, why or "not_run") for f, p in zip(futures, runnable)])
         rows = [None if p is None else next(rows) for p in problems]
         errors = [r for r in rows if r is not None and r.status == "error"]
@@ -356,10 +358,9 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         problem, program, language, limits, asked, cap = nemo.parse(body, service.limits, options.max_code_bytes,
                                                                     options.max_memory_mb)
         limits = service.cap_limits(limits)
-        answer_by = max(0.5, min(float(limits.timeout_s) + nemo.CLIENT_MARGIN_S, options.deadline_s)
-                        - fusion.ANSWER_MARGIN_S)
-        start_by = started + max(0.05, answer_by - float(limits.timeout_s) - fusion.START_MARGIN_S)
-        why, row, _ = await run_single(request, problem, program, language, limits, answer_by, started, start_by)
+        answer_by = fusion.answer_by(min(float(limits.timeout_s) + nemo.CLIENT_MARGIN_S, options.deadline_s))
+        start_by = started + fusion.start_by(answer_by, float(limits.timeout_s))
+        row = await run_single(request, problem, program, language, limits, answer_by, started, start_by)
         if row is None:
             return Response(status_code=499)
         if row.status == "error":   # never an answer the program did not earn; NeMo-Skills' client reads any status's body
@@ -385,7 +386,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
             return JSONResponse({"message": str(e)}, status_code=400)
         limits = service.cap_limits(limits)
         answer_by = min(options.deadline_s, float(limits.compile_timeout_s) + float(limits.timeout_s) + 30.0)
-        why, row, _ = await run_single(request, problem, program, language, limits, answer_by, started)
+        row = await run_single(request, problem, program, language, limits, answer_by, started)
         if row is None:
             return Response(status_code=499)
         if row.status == "error":   # never a stage the program did not run: Piston's clients retry a non-200

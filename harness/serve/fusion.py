@@ -60,9 +60,19 @@ def deadline(header: str | None, language: str, limits: Limits, ceiling_s: float
     else:
         wait_s = min(compile_s + run_s + CLIENT_MARGIN_S, ceiling_s)
         source = f"compile_timeout + run_timeout + {CLIENT_MARGIN_S:g} s, as SandboxFusion's clients wait"
-    answer_by = max(0.5, wait_s - ANSWER_MARGIN_S)
-    start_by = max(0.05, answer_by - run_s - (compile_s if compiled else 0.0) - START_MARGIN_S)
-    return Deadline(wait_s, source, start_by, min(OVERFLOW_AFTER_S, start_by / 2), answer_by)
+    answer = answer_by(wait_s)
+    start = start_by(answer, run_s + (compile_s if compiled else 0.0))
+    return Deadline(wait_s, source, start, min(OVERFLOW_AFTER_S, start / 2), answer)
+
+
+def answer_by(wait_s: float) -> float:
+    """When an answer leaves, in seconds from the request's arrival, for a caller that waits `wait_s`."""
+    return max(0.5, wait_s - ANSWER_MARGIN_S)
+
+
+def start_by(answer_by_s: float, work_s: float) -> float:
+    """The latest start of work that may take `work_s` (its own limits) and must end by `answer_by_s`."""
+    return max(0.05, answer_by_s - work_s - START_MARGIN_S)
 
 
 def seconds_field(body: dict, name: str, default: float, ceiling: float) -> float:
