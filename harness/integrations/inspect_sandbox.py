@@ -58,6 +58,7 @@ from inspect_ai.util import (ExecResult, OutputLimitExceededError, SandboxConnec
 
 from harness.core.constants import (LABEL_MANAGED, LABEL_OWNER_HOST, LABEL_OWNER_PID, LABEL_RUN,
                                     LABEL_SOURCE_HASH)
+from harness.execution.sandbox.docker import LiveContainers, remove_containers_where
 
 NAME = "passk"
 UID = 10001                       # passk's candidate user (containers/Dockerfile)
@@ -218,14 +219,14 @@ def _start_container(cfg: PasskSandboxConfig, live: "_Live") -> str:
     client = _docker()
     image = image_for(cfg)
     runc = cfg.runtime == "runc"
-    # Under gVisor the pids cgroup also counts the sandbox kernel's own threads: there it is a backstop and
-    # the process limit is RLIMIT_NPROC inside the sandbox kernel (whose uids are the container's own); under
-    # runc RLIMIT_NPROC would count uid 10001's processes in every container, so the cgroup is the limit.
     # under gVisor the cgroup holds the sandbox kernel too: room for it above the sample's own memory
     memory = int(cfg.memory_mb) + (0 if runc else RUNSC_MEMORY_HEADROOM_MB)
     fsize = max(int(cfg.workspace_mb), int(cfg.tmp_mb)) << 20
     ulimits = [docker.types.Ulimit(name="nofile", soft=int(cfg.open_files), hard=int(cfg.open_files)),
                docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)]
+    # Under gVisor the pids cgroup also counts the sandbox kernel's own threads: there it is a backstop and
+    # the process limit is RLIMIT_NPROC inside the sandbox kernel (whose uids are the container's own); under
+    # runc RLIMIT_NPROC would count uid 10001's processes in every container, so the cgroup is the limit.
     if not runc:
         ulimits.append(docker.types.Ulimit(name="nproc", soft=int(cfg.pids), hard=int(cfg.pids)))
     host = client.api.create_host_config(
@@ -260,27 +261,12 @@ def _running(cid: str) -> bool:
         return False
 
 
-class _Live:
-    """The containers of one inspect eval batch that no sample's cleanup has removed yet."""
+class _Live(LiveContainers):
+    """The containers of one inspect eval batch that no sample's cleanup has removed yet (built with no
+    arguments: inspect's per-batch state makes it)."""
 
     def __init__(self) -> None:
-        self._ids: set[str] = set()
-        self._lock = threading.Lock()
-
-    def add(self, cid: str) -> None:
-        with self._lock:
-            self._ids.add(cid)
-
-    def remove(self, cid: str) -> None:
-        _remove(cid)
-        with self._lock:
-            self._ids.discard(cid)
-
-    def remove_all(self) -> None:
-        with self._lock:
-            ids = list(self._ids)
-        for cid in ids:
-            self.remove(cid)
+        super().__init__(_docker)
 
 
 _PROCESS_LIVE = _Live()
@@ -298,25 +284,13 @@ def _live() -> _Live:
     return state.get(_Live) if state is not None else _PROCESS_LIVE
 
 
-def _remove(cid: str) -> None:
-    try:
-        _docker().api.remove_container(cid, force=True)
-    except Exception:
-        pass   # gone already, or the engine is down: the next cleanup or passk run's sweep removes it
-
-
 def remove_where(container: str | None = None) -> int:
     """Remove the inspect samples' containers (every one, or the one whose id starts with or whose name is
     `container`): `inspect sandbox cleanup passk [id]`."""
-    client = _docker()
-    removed = 0
-    for c in client.api.containers(all=True, filters={"label": f"{LABEL_INSPECT}=1"}):
-        if container is not None and not (c["Id"].startswith(container)
-                                          or any(n.lstrip("/") == container for n in c.get("Names") or [])):
-            continue
-        _remove(c["Id"])
-        removed += 1
-    return removed
+    def doomed(labels, entry) -> bool:
+        return container is None or entry["Id"].startswith(container) or any(
+            n.lstrip("/") == container for n in entry.get("Names") or [])
+    return remove_containers_where(_docker(), doomed, label=f"{LABEL_INSPECT}=1")
 
 
 # ---- one command in a sample's container ----

@@ -489,8 +489,7 @@ class DockerBackend(Backend):
         self.counter = itertools.count(1)
         self.labels = {LABEL_MANAGED: "1", LABEL_RUN: run_id,
                        LABEL_OWNER_PID: str(os.getpid()), LABEL_OWNER_HOST: socket.gethostname()}
-        self._live: set[str] = set()
-        self._lock = threading.Lock()
+        self._live = LiveContainers(lambda: self.client)
         self.facts: dict = {}
         self.host_config = None
         self.transport = "attach"
@@ -542,21 +541,40 @@ class DockerBackend(Backend):
             return False
 
     def track(self, cid: str) -> None:
+        self._live.add(cid)
+
+    def remove(self, cid: str) -> None:
+        self._live.remove(cid)
+
+    def close(self) -> None:
+        self._live.remove_all()
+
+
+class LiveContainers:
+    """The containers something started and has not removed yet: each removed once, the rest at its end.
+    `client` gives the engine's client (called when a container is removed)."""
+
+    def __init__(self, client) -> None:
+        self._client = client
+        self._ids: set[str] = set()
+        self._lock = threading.Lock()
+
+    def add(self, cid: str) -> None:
         with self._lock:
-            self._live.add(cid)
+            self._ids.add(cid)
 
     def remove(self, cid: str) -> None:
         try:
-            self.client.api.remove_container(cid, force=True)
+            self._client().api.remove_container(cid, force=True)
         except Exception:
             pass  # already gone, or the engine is down: swept at the start of the next run
         with self._lock:
-            self._live.discard(cid)
+            self._ids.discard(cid)
 
-    def close(self) -> None:
+    def remove_all(self) -> None:
         with self._lock:
-            live = list(self._live)
-        for cid in live:
+            ids = list(self._ids)
+        for cid in ids:
             self.remove(cid)
 
 
@@ -570,13 +588,14 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _remove_where(client, doomed) -> int:
-    """Remove the passk containers whose labels `doomed` picks, from the engine's one listing read as it is
-    (no inspection of each container: another passk process may remove one meanwhile, which made the
-    high-level list raise NotFound and the run stop before it started)."""
+def remove_containers_where(client, doomed, label: str = LABEL_MANAGED) -> int:
+    """Remove the passk containers (those with `label`) whose labels `doomed` picks (`doomed(labels, entry)`:
+    the entry of the listing, for its Id and Names), from the engine's one listing read as it is (no
+    inspection of each container: another passk process may remove one meanwhile, which made the high-level
+    list raise NotFound and the run stop before it started)."""
     removed = 0
-    for c in client.api.containers(all=True, filters={"label": LABEL_MANAGED}):
-        if not doomed(c.get("Labels") or {}):
+    for c in client.api.containers(all=True, filters={"label": label}):
+        if not doomed(c.get("Labels") or {}, c):
             continue
         try:
             client.api.remove_container(c["Id"], force=True)
@@ -590,13 +609,13 @@ def sweep(client) -> int:
     """Remove passk containers left by runs on this host whose process is gone."""
     host = socket.gethostname()
 
-    def orphaned(labels) -> bool:
+    def orphaned(labels, _entry) -> bool:
         try:
             owner = int(labels.get(LABEL_OWNER_PID, "0"))
         except ValueError:
             owner = 0
         return not (labels.get(LABEL_OWNER_HOST) == host and owner and _pid_alive(owner))
-    return _remove_where(client, orphaned)
+    return remove_containers_where(client, orphaned)
 
 
 def remove_runs(prefix: str) -> int:
@@ -604,6 +623,6 @@ def remove_runs(prefix: str) -> int:
     ones whose own close could not reach the engine while it restarted). Best effort: 0 without an engine."""
     try:
         client = _docker_module().from_env(timeout=30)
-        return _remove_where(client, lambda labels: str(labels.get(LABEL_RUN, "")).startswith(prefix))
+        return remove_containers_where(client, lambda labels, _entry: str(labels.get(LABEL_RUN, "")).startswith(prefix))
     except Exception:
         return 0
