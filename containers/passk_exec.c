@@ -22,6 +22,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* close_range(2) is Linux 5.9's; an older libc's headers (Debian bullseye's glibc 2.31) do not name it. Its
+ * number is 436 in the unified table every architecture shares; a kernel without it answers ENOSYS and the
+ * loop below closes the descriptors one by one. */
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+
 static void fail(const char *what) {
     char line[256];
     int n = snprintf(line, sizeof line, "passk: cannot start the program (%s: %s)\n", what, strerror(errno));
