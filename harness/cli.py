@@ -171,6 +171,9 @@ def _evaluate_args(ev, verify: bool = False) -> None:
                     help="repository tasks: the wall clock of one candidate's whole evaluation (the harness's default)")
     ev.add_argument("--repo-memory-mb", type=_positive(int), default=RepoSettings.memory_mb,
                     help="repository tasks: the memory of one candidate's install and tests, in MB")
+    ev.add_argument("--repo-pins", choices=("official", "spec"), default=RepoSettings.pins,
+                    help="repository tasks: `official` installs SWE-bench's exported environment where it published "
+                         "the instance's (else the spec's packages, resolved by pip); `spec` always resolves the spec")
     ev.add_argument("--strict-tests", action="store_true",
                     help="repository tasks: refuse a patch that touches the tests or what runs them (failed "
                          "test_tampering), and grade on the runner's own report where it writes one; the default "
@@ -310,6 +313,8 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--repo-specs", default=None, metavar="FILE", help="repository tasks: more environment specifications")
     sv.add_argument("--repo-timeout-s", type=_positive(float), default=RepoSettings.timeout_s,
                     help="repository tasks: the wall clock of one candidate's whole evaluation")
+    sv.add_argument("--repo-pins", choices=("official", "spec"), default=RepoSettings.pins,
+                    help="repository tasks: SWE-bench's exported environment where it has one, or the spec's packages")
     sv.add_argument("--no-strict-tests", dest="strict_tests", action="store_false",
                     help="repository tasks: grade as SWE-bench's harness does, also a patch that touches the tests "
                          "(the service refuses one by default: failed test_tampering)")
@@ -417,7 +422,7 @@ def _evaluate_config(args, samples: str) -> RunConfig:
         check_ground_truth=args.check_ground_truth,
         ceilings=Ceilings.parse(args.ceiling),
         repos=RepoSettings(dir=args.repos, specs=args.repo_specs, timeout_s=args.repo_timeout_s,
-                           memory_mb=args.repo_memory_mb, strict_tests=args.strict_tests))
+                           memory_mb=args.repo_memory_mb, strict_tests=args.strict_tests, pins=args.repo_pins))
 
 
 def cmd_evaluate(args) -> int:
@@ -543,8 +548,9 @@ def cmd_images(args) -> int:
     from harness.inputs.judge import IO_LANGUAGES, image_of
     from harness.execution.sandbox.images import ensure_language_image
 
-    from harness.inputs import environments
-    env = environments.load(_environment_of(args))   # a bad list exits 2 before anything is built
+    from harness.environments import library as environments
+    from harness.inputs import libraries
+    env = libraries.load(_environment_of(args))   # a bad list exits 2 before anything is built
     client = connect()
     facts = ensure_image(client, args.base_image, rebuild=args.rebuild)
     print(f"{facts['image']} {facts['image_id']}")
@@ -611,7 +617,7 @@ def cmd_serve(args) -> int:
                                python=args.python, pin_cpus=args.pin_cpus,
                                overflow=default_overflow(args.workers, limits.memory_mb, args.runtime, args.overflow))
     repos = RepoSettings(dir=args.repos, specs=args.repo_specs, timeout_s=args.repo_timeout_s,
-                         strict_tests=args.strict_tests)
+                         strict_tests=args.strict_tests, pins=args.repo_pins)
     if any(p.channel == "repo" for p in problems.values()):   # every repository and commit checked at start
         from harness.inputs.repos.tasks import prepare
         problems = prepare(problems, repos, limits)

@@ -1,4 +1,4 @@
-"""Environments (harness/inputs/environments.py) and BigCodeBench's rule (runner bigcodebench): the list's checks
+"""Environments (harness/inputs/libraries.py reads a list, harness/environments/library.py builds it) and BigCodeBench's rule (runner bigcodebench): the list's checks
 and the lock's identity without Docker; images, rows and manifests against the real engine."""
 
 import json
@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from harness.inputs import environments
+from harness.environments import library as environments
+from harness.inputs import libraries
 from harness.core.errors import InputError
 
 from .conftest import ROOT, write_jsonl
@@ -22,7 +23,7 @@ def _req(tmp_path, text, name="reqs.txt"):
 
 
 def test_a_list_of_exact_pins_is_an_environment_with_its_own_lines(tmp_path):
-    env = environments.parse_requirements(_req(tmp_path, "# passk: name: small\n# passk: allow-source: Foo_Bar\n"
+    env = libraries.parse_requirements(_req(tmp_path, "# passk: name: small\n# passk: allow-source: Foo_Bar\n"
                                                           "# passk: deviation: x -> y\nsix==1.16.0  # why\nFoo_Bar==2.0\n"))
     assert env.name == "small" and env.requirements == ("six==1.16.0", "Foo_Bar==2.0")
     assert env.allow_source == ("foo-bar",) and env.deviations == ("x -> y",)
@@ -40,7 +41,7 @@ def test_a_list_of_exact_pins_is_an_environment_with_its_own_lines(tmp_path):
 def test_a_bad_list_names_file_and_line_and_exits_2(tmp_path, text, message):
     path = _req(tmp_path, text)
     with pytest.raises(InputError) as e:
-        environments.parse_requirements(path)
+        libraries.parse_requirements(path)
     assert str(path) in str(e.value) and message in str(e.value)
     # refused before any image is looked at or built (a base image that is nowhere would be reported first)
     proc = subprocess.run([sys.executable, "-m", "harness.cli", "images", "build", "--requirements", str(path),
@@ -49,36 +50,36 @@ def test_a_bad_list_names_file_and_line_and_exits_2(tmp_path, text, message):
 
 
 def test_the_shipped_bigcodebench_list_is_pinned_and_says_where_it_departs():
-    env = environments.load("bigcodebench")
+    env = libraries.load("bigcodebench")
     assert len(env.requirements) == 70 and all("==" in r for r in env.requirements)
     pins = env.pins()
     assert pins["numpy"] == "1.23.5" and pins["pandas"] == "2.0.3" and pins["tensorflow"] == "2.12.0"
     for moved in ("numpy", "scipy", "numba", "scikit-image", "networkx", "tensorflow", "keras", "selenium"):
         assert any(d.startswith(moved + " ") for d in env.deviations), moved
     assert any("nltk" in d for d in env.data)
-    assert environments.load("none") is None and environments.load("auto") is None
+    assert libraries.load("none") is None and libraries.load("auto") is None
     with pytest.raises(InputError, match="neither a requirements file nor one passk ships"):
-        environments.load("no-such-environment")
+        libraries.load("no-such-environment")
 
 
 def test_bigcodebench_tasks_that_import_libraries_get_its_environment_by_default():
     from harness.inputs.problems import load_problems
-    assert environments.auto_for(load_problems(LIBS / "problems.jsonl")) == "bigcodebench"
-    assert environments.auto_for(load_problems(ROOT / "problems" / "bigcodebench" / "problems.jsonl")) is None
-    assert environments.third_party("['pandas', 'os', 'matplotlib.pyplot', 'random']") == ["matplotlib.pyplot", "pandas"]
+    assert libraries.auto_for(load_problems(LIBS / "problems.jsonl")) == "bigcodebench"
+    assert libraries.auto_for(load_problems(ROOT / "problems" / "bigcodebench" / "problems.jsonl")) is None
+    assert libraries.third_party("['pandas', 'os', 'matplotlib.pyplot', 'random']") == ["matplotlib.pyplot", "pandas"]
 
 
 def test_the_image_tag_follows_the_lock_and_a_changed_package_is_named():
     pkg = [{"name": "six", "version": "1.16.0", "sha256": "a" * 64}]
     inst = {"name": "pip", "version": "24.2", "sha256": "b" * 64}
     lock = {"python": "3.11.2", "sha256": environments.lock_sha256(pkg, inst)}
-    env = environments.Environment("small", ("six==1.16.0",))
+    env = libraries.Environment("small", ("six==1.16.0",))
     sandbox = {"image_id": "sha256:1"}
     assert environments.image_tag(env, sandbox, lock) == environments.image_tag(env, sandbox, dict(lock))
     other = {**lock, "sha256": environments.lock_sha256([{**pkg[0], "version": "1.17.0"}], inst)}
     assert environments.image_tag(env, sandbox, other) != environments.image_tag(env, sandbox, lock)
     assert environments.image_tag(env, {"image_id": "sha256:2"}, lock) != environments.image_tag(env, sandbox, lock)
-    odd = environments.Environment("My..Env_1", ("six==1.16.0",))
+    odd = libraries.Environment("My..Env_1", ("six==1.16.0",))
     assert environments.image_tag(odd, sandbox, lock).startswith("passk-env-my-env-1:")
     before = {"name": "small", "python": "3.11.2", "lock": pkg}
     now = {"name": "small", "python": "3.11.2", "lock": [{**pkg[0], "version": "1.17.0"}]}
@@ -89,7 +90,7 @@ def test_the_image_tag_follows_the_lock_and_a_changed_package_is_named():
 def test_reproduce_refuses_a_list_that_changed_and_names_the_pin(tmp_path):
     from harness.run.reproduce import _check_environment
     path = _req(tmp_path, "six==1.16.0\ntabulate==0.9.0\n")
-    recorded = {"name": "reqs", "spec_sha256": environments.parse_requirements(path).spec_sha256,
+    recorded = {"name": "reqs", "spec_sha256": libraries.parse_requirements(path).spec_sha256,
                 "requirements": ["six==1.16.0", "tabulate==0.9.0"]}
     _check_environment(tmp_path, recorded, str(path))   # the same list: no complaint
     path.write_text("six==1.16.0\ntabulate==0.8.10\n")

@@ -116,9 +116,13 @@ def test_what_a_patch_touches():
     assert modified_files(PATCH) == ["src/calc.py", "tests/conftest.py", "docs/notes.md", "tests/test_calc.py"]
     assert directives(PATCH) == ["src/calc.py", "tests/conftest.py", "tests/test_calc.py"]
     test_patch = "diff --git a/tests/test_calc.py b/tests/test_calc.py\n"
-    assert touches_tests(PATCH, test_patch) == ["tests/conftest.py", "tests/test_calc.py"]
-    assert touches_tests("diff --git a/src/calc.py b/src/calc.py\n", test_patch) == []
-    assert touches_tests("diff --git a/setup.cfg b/setup.cfg\n", test_patch) == ["setup.cfg"]
+    # what the tree showed changed after a patch applied (box/repo.py), never the patch's text
+    changed = ["src/calc.py", "tests/conftest.py", "docs/notes.md", "old_test_helpers.py", "tests/test_calc.py"]
+    assert touches_tests(changed, test_patch) == ["tests/conftest.py", "tests/test_calc.py"]
+    assert touches_tests(["src/calc.py"], test_patch) == []
+    assert touches_tests(["setup.cfg"], test_patch) == ["setup.cfg"]
+    assert touches_tests([".git/hooks/post-checkout", ".git"], test_patch) == [".git/hooks/post-checkout", ".git"]
+    assert touches_tests([None, 7, "x" * 5000, "conftest.py"], test_patch) == ["conftest.py"]   # hostile entries
 
 
 def test_a_status_swebench_does_not_know_counts_neither_way_unless_strict():
@@ -193,9 +197,12 @@ def test_swebench_lite_rows_are_all_read():
     swebench_rows = ROOT.parent / "shared" / "data" / "swe-bench"
     if not swebench_rows.is_dir():
         pytest.skip("SWE-bench Lite's rows are not on this machine")
-    records = [(f"{f.name}:{i}", json.loads(line)) for f in sorted(swebench_rows.glob("*.jsonl"))
-               for i, line in enumerate(f.read_text().splitlines(), 1)]
-    assert len(tasks(records)) == 323
+    counts = {}
+    for f in sorted(swebench_rows.glob("*.jsonl")):   # each file on its own: Lite and Verified share instances
+        records = [(f"{f.name}:{i}", json.loads(line)) for i, line in enumerate(f.read_text().splitlines(), 1)]
+        counts[f.name] = len(tasks(records))
+    assert counts["swe-bench-lite-test.jsonl"] + counts["swe-bench-lite-dev.jsonl"] == 323
+    assert counts.get("swe-bench-verified-test-9repos.jsonl", 203) == 203
 
 
 # -- repository tasks end to end, on tinycalc (tests/repo_fixtures.py) ------------------------------------
@@ -344,7 +351,7 @@ def test_what_the_images_python_misses_among_the_wheels_is_named(tmp_path):
     import docker
 
     from harness.execution.sandbox.images import ensure_image
-    from harness.inputs.repos.environment import _missing_in_image, base_image
+    from harness.environments.repository import _missing_in_image, base_image
     client = docker.from_env()
     wheels = tmp_path / "w"
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-d", str(wheels), "pip==24.2",

@@ -10,6 +10,11 @@ A job (one JSON line to the supervisor: on the host's socket, or on its stdin):
                   optionally build (a program in another language: compiled once, its run step once per
                   test) and judge (a judged problem's limits, checker, groups: box/judge.py); a result
                   then carries `tests` (each test's verdict, CPU and wall time, memory)
+      repo        repo: the instance (`instance`, a snapshot's name under /opt/passk/instances, or `tree_b64`
+                  with the spec's `pre_install` and `install` to set it up), `mode` ("snapshot": set up and
+                  save the instance only), `base`, `install`, `eval_commands`, `test_patch`, `test_files`,
+                  `directives`, `test_cmd`, `junit`, `env`; a result then carries `repo_log_b64`,
+                  `test_exit_code`, `junit_b64` and `changed` (the paths the patch changed: box/repo.py)
     and for a program in another language (in_process): language, test (with MARKER_PLACEHOLDER where the
     end of the tests writes the job's nonce on fd 3), build {language, source (file name), files (more
     files), env ("{dir}" is the job's directory), steps [{step, argv, limits}] (a compile, then the run;
@@ -17,9 +22,10 @@ A job (one JSON line to the supervisor: on the host's socket, or on its stdin):
 A result (one JSON line on its stdout): event "result" (or "fault"), id, status, reason, detail,
 verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see docs/output-and-scoring.md)."""
 
-VERSION = 7   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket;
+VERSION = 8   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket;
               # 5: programs in other languages (build steps, the completion marker); 6: the judge (io in
-              # any language, checkers, per-test results); 7: the repo channel (box/repo.py)
+              # any language, checkers, per-test results); 7: the repo channel (box/repo.py); 8: its
+              # instance snapshots (repo.instance, repo.mode "snapshot") and the paths a patch changed
 
 # In a program of another language, where its tests' end writes the job's nonce (32 hex characters).
 MARKER_PLACEHOLDER = "@@PASSK_MARKER@@"

@@ -1,11 +1,18 @@
-"""Building an image, in one home: passk's sandbox image, a language's, a library environment's and a
-repository environment's are each a build context and build arguments given to build() here; the offline
-base images (Debian by debootstrap, `passk-base:<suite>`) are made by bootstrap_base()."""
+"""What every environment shares, in one home: building an image (passk's sandbox image, a language's, a
+library environment's and a repository environment's are each a build context and build arguments given
+to build() here), the offline base images (Debian by debootstrap, `passk-base:<suite>`, made by
+bootstrap_base()), what an image's Python accepts (probe_image, platforms), and the host's cache of
+resolved wheels with its locks (cache_root, sha256, commit_lock, link_wheels)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
 
@@ -60,3 +67,71 @@ def ensure_base(client, base_image: str) -> None:
         client.images.pull(base_image)
     except docker.errors.APIError:
         bootstrap_base(base_image)
+
+
+# ------------------------------------------------------------------------------------------------
+# An image's Python, and the host's cache of what was resolved for it.
+# ------------------------------------------------------------------------------------------------
+_PROBE = ("import json, os, platform, sys\n"
+          "paths = [p for p in sys.path if p.startswith('/usr/local/lib/') and p.endswith(('dist-packages', 'site-packages'))]\n"
+          "print(json.dumps({'python': platform.python_version(), 'tag': 'cp%d%d' % sys.version_info[:2],\n"
+          "  'glibc': os.confstr('CS_GNU_LIBC_VERSION').split()[-1], 'machine': platform.machine(),\n"
+          "  'site': paths[0] if paths else None}))\n")
+
+
+def probe_image(client, image: str) -> dict:
+    """The sandbox image's Python: version, ABI tag, glibc, machine and the site directory on its path."""
+    out = client.containers.run(image, ["-c", _PROBE], entrypoint="/usr/local/bin/passk-python",
+                                network_disabled=True, remove=True, stdout=True, stderr=True)
+    facts = json.loads(out.decode().strip().splitlines()[-1])
+    if not facts.get("site"):
+        raise HarnessError(f"{image}: its Python has no /usr/local site directory on its path to install into")
+    return facts
+
+
+def platforms(target: dict) -> list[str]:
+    """The wheel platform tags the image's Python accepts (manylinux down to 2.17, and the legacy names)."""
+    machine = target["machine"]
+    major, minor = (int(x) for x in target["glibc"].split(".")[:2])
+    tags = [f"manylinux_{major}_{m}_{machine}" for m in range(minor, 16, -1)]
+    return tags + [f"manylinux2014_{machine}", f"manylinux2010_{machine}", f"manylinux1_{machine}", f"linux_{machine}"]
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def link_wheels(wheels: str, files: list, into: Path) -> None:
+    """The locked wheel files into a build context's directory: hard links where the file system allows
+    (a context of hundreds of MB costs no copy), copies elsewhere."""
+    into.mkdir()
+    for name in files:
+        src, dst = Path(wheels, name), into / name
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+
+def commit_lock(wheels: Path, final: Path, lock_path: Path, lock: dict) -> dict:
+    """Move the downloaded wheels to `final`, then write the lock beside them (the lock last, atomically:
+    a stop between the two leaves no lock, so the next run resolves again instead of trusting a half)."""
+    if final.exists():
+        shutil.rmtree(final)
+    shutil.move(str(wheels), final)
+    tmp = lock_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(lock, indent=1) + "\n")
+    os.replace(tmp, lock_path)
+    return {**lock, "wheels": str(final)}
+
+
+def cache_root(kind: str) -> Path:
+    """The host's cache of one kind of environment (`environments`, `repos/environments`, ...): under
+    PASSK_CACHE_DIR, else XDG_CACHE_HOME/passk, else ~/.cache/passk."""
+    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
+    return Path(root) / kind

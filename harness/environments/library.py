@@ -1,34 +1,24 @@
-"""Python environments: the libraries a benchmark's tests need, as data. An environment is a list of exact
-pins (`name==version`), optionally named; passk resolves it on the host with pip (the container build
-cannot reach the package index), downloads binary wheels for the sandbox image's Python (a package built
-from its source distribution only where the list allows it), records every file's sha256 in a lock, and
-builds a derived image from passk's sandbox image with `pip install --no-index` from those wheels. The
-image's tag hashes the sandbox image id, the Python version and the lock, so the same list gives the same
-image and a changed one a new one. Shipped environments live in containers/environments/NAME.txt.
-
-A requirements file is pip's format restricted to pins, with passk's own lines in comments:
-    # passk: name: bigcodebench
-    # passk: allow-source: wordninja, wikipedia        (built into wheels on the host, from their sdists)
-    # passk: deviation: numpy 1.21.2 -> 1.23.5: ...     (where the list differs from the benchmark's own)
-    # passk: data: nltk punkt: ...                       (data the tasks need that no package provides)
-    numpy==1.23.5
-"""
+"""Library environments: a list of exact pins (inputs/libraries.py reads it) resolved on the host with pip
+(the container build cannot reach the package index), binary wheels downloaded for the sandbox image's
+Python (a package built from its source distribution only where the list allows it), every file's sha256
+in a lock, and a derived image built from passk's sandbox image with `pip install --no-index` from those
+wheels. The image's tag hashes the sandbox image id, the Python version and the lock, so the same list
+gives the same image and a changed one a new one."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from harness.core.errors import HarnessError, InputError
-from harness.core.images import build
+from harness.core.errors import InputError
+from harness.environments.bases import build, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
+from harness.inputs.libraries import Environment, canonical_name, requirement_name
 
 LOCK_FORMAT = 1
 INSTALLER = "pip==24.2"          # installs the wheels inside the image (from its own wheel; the image has no pip)
@@ -36,223 +26,16 @@ ENV_REPOSITORY = "passk-env"
 LABEL_ENVIRONMENT = "org.passk.environment"
 LABEL_LOCK = "org.passk.environment-lock"
 LABEL_SANDBOX = "org.passk.sandbox-image-id"
-NONE, AUTO = "none", "auto"
-
-_PIN = re.compile(r"^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\[[A-Za-z0-9,._ -]+\])?\s*==\s*"
-                  r"([0-9][A-Za-z0-9.+!_-]*)$")
-_NAME = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$")
-_MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
-
-
-def canonical_name(name: str) -> str:
-    """PEP 503's normalised name: lower case, runs of -, _ and . as one -."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def requirement_name(requirement: str) -> str:
-    """The canonical package name of a pin ("Foo_Bar[x]==1.0" -> "foo-bar")."""
-    return canonical_name(requirement.split("==")[0].split("[")[0].strip())
-
-
-@dataclass(frozen=True)
-class Environment:
-    name: str
-    requirements: tuple[str, ...]                 # "name==version", one per package asked for
-    allow_source: tuple[str, ...] = ()            # canonical names that may be built from their sdist
-    deviations: tuple[str, ...] = ()              # where the list differs from the benchmark's published one
-    data: tuple[str, ...] = ()                    # data the tasks need that is not a package (named as missing)
-    file: str | None = None                       # where it was read from
-    preload: tuple[str, ...] = ()                 # modules the forkserver imports once for BigCodeBench's candidates
-
-    def spec(self) -> dict:
-        """What decides the lock: the pins and what may be built from source (not the notes)."""
-        return {"requirements": sorted(self.requirements, key=lambda r: canonical_name(r.split("==")[0])),
-                "allow_source": sorted(self.allow_source)}
-
-    @property
-    def spec_sha256(self) -> str:
-        return hashlib.sha256(json.dumps(self.spec(), sort_keys=True).encode()).hexdigest()
-
-    def pins(self) -> dict[str, str]:
-        return {requirement_name(r): r.split("==", 1)[1].strip() for r in self.requirements}
-
-    def to_dict(self) -> dict:
-        return asdict(self)
-
-
-def shipped_dir() -> Path:
-    from harness.core.paths import containers_dir
-    return containers_dir() / "environments"
-
-
-def shipped() -> dict[str, Path]:
-    """The named environments passk ships: {name: requirements file}."""
-    try:
-        folder = shipped_dir()
-    except HarnessError:
-        return {}
-    return {p.stem: p for p in sorted(folder.glob("*.txt"))} if folder.is_dir() else {}
-
-
-def parse_requirements(path: Path, name: str | None = None) -> Environment:
-    """An environment from a requirements file. Anything but exact pins, comments and passk's own comment
-    lines exits 2 naming the file and line."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such requirements file") from None
-    except UnicodeDecodeError as e:
-        raise InputError(f"{path}: not valid UTF-8 (byte {e.start})") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
-    reqs: dict[str, tuple[int, str]] = {}
-    allow, deviations, data, preload = [], [], [], []
-    for lineno, raw in enumerate(text.splitlines(), 1):
-        where = f"{path}:{lineno}"
-        line = raw.strip()
-        if line.startswith("#"):
-            body = line[1:].strip()
-            if body.startswith("passk:"):
-                key, sep, value = body[len("passk:"):].strip().partition(":")
-                key, value = key.strip(), value.strip()
-                if not sep or not value:
-                    raise InputError(f"{where}: a passk line is '# passk: KEY: VALUE' (name, allow-source, "
-                                     f"deviation or data)")
-                if key == "name":
-                    if not _NAME.match(value):
-                        raise InputError(f"{where}: environment name {value!r} must be letters, digits, . _ -")
-                    name = name or value
-                elif key == "allow-source":
-                    for item in value.split(","):
-                        if not _NAME.match(item.strip()):
-                            raise InputError(f"{where}: allow-source names packages: {item.strip()!r} is not one")
-                        allow.append(canonical_name(item.strip()))
-                elif key == "deviation":
-                    deviations.append(value)
-                elif key == "data":
-                    data.append(value)
-                elif key == "preload":
-                    for item in value.split(","):
-                        if not _MODULE.match(item.strip()):
-                            raise InputError(f"{where}: preload names modules: {item.strip()!r} is not one")
-                        preload.append(item.strip())
-                else:
-                    raise InputError(f"{where}: unknown passk line '{key}' (name, allow-source, deviation, data or preload)")
-            continue
-        line = line.split(" #", 1)[0].strip()
-        if not line:
-            continue
-        m = _PIN.match(line)
-        if m is None:
-            raise InputError(f"{where}: {line[:120]!r} is not an exact pin (write name==version; an environment "
-                             "is pinned so that its verdicts can be reproduced)")
-        key = canonical_name(m.group(1))
-        pin = f"{m.group(1)}{m.group(2) or ''}=={m.group(3)}"
-        if key in reqs and reqs[key][1] != pin:
-            raise InputError(f"{where}: {m.group(1)} is pinned twice ({reqs[key][1]} on line {reqs[key][0]})")
-        reqs.setdefault(key, (lineno, pin))
-    if not reqs:
-        raise InputError(f"{path}: no packages (an environment pins at least one)")
-    for a in allow:
-        if a not in reqs:
-            raise InputError(f"{path}: allow-source names {a}, which the file does not pin")
-    if name is None:
-        name = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-._") or "custom"
-    return Environment(name, tuple(p for _, p in reqs.values()), tuple(dict.fromkeys(allow)), tuple(deviations),
-                       tuple(data), str(path.resolve()), tuple(dict.fromkeys(preload)))
-
-
-def load(spec: str | None) -> Environment | None:
-    """`spec` as a setting gives it: a shipped environment's name, a requirements file, or none."""
-    if spec is None or spec in (NONE, AUTO):
-        return None
-    named = shipped()
-    if spec in named:
-        return parse_requirements(named[spec], spec)
-    path = Path(spec)
-    if path.suffix in (".txt", ".in") or os.sep in spec or path.exists():
-        return parse_requirements(path)
-    known = ", ".join(named) or "none shipped"
-    raise InputError(f"environment {spec!r}: neither a requirements file nor one passk ships ({known})")
-
-
-def check_spec(spec) -> None:
-    """A setting's value is a name, a path, none or auto (it is read when the run starts)."""
-    if spec is not None and (not isinstance(spec, str) or not spec.strip()):
-        raise InputError(f"environment must be a name, a requirements file, 'none' or 'auto', got {spec!r}")
-
-
-def auto_for(problems: dict) -> str | None:
-    """The environment a run gets when none is set: BigCodeBench's for its tasks whose `libs` go beyond
-    Python's standard library, else none."""
-    for p in problems.values():
-        if p.format == "bigcodebench" and third_party(p.notes.get("libs")):
-            return "bigcodebench"
-    return None
-
-
-def third_party(libs) -> list[str]:
-    """The names in a task's `libs` (a list, or its text as BigCodeBench writes it) that are not modules
-    of Python's standard library."""
-    if isinstance(libs, str):
-        try:
-            import ast
-            libs = ast.literal_eval(libs)
-        except (ValueError, SyntaxError):
-            libs = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", libs)
-    if not isinstance(libs, (list, tuple)):
-        return []
-    std = getattr(sys, "stdlib_module_names", frozenset())
-    return sorted({str(x) for x in libs if isinstance(x, str) and x.split(".")[0] not in std})
-
-
-# ------------------------------------------------------------------------------------------------
-# The image's Python, and resolving a list for it on the host.
-# ------------------------------------------------------------------------------------------------
-_PROBE = ("import json, os, platform, sys\n"
-          "paths = [p for p in sys.path if p.startswith('/usr/local/lib/') and p.endswith(('dist-packages', 'site-packages'))]\n"
-          "print(json.dumps({'python': platform.python_version(), 'tag': 'cp%d%d' % sys.version_info[:2],\n"
-          "  'glibc': os.confstr('CS_GNU_LIBC_VERSION').split()[-1], 'machine': platform.machine(),\n"
-          "  'site': paths[0] if paths else None}))\n")
-
-
-def probe_image(client, image: str) -> dict:
-    """The sandbox image's Python: version, ABI tag, glibc, machine and the site directory on its path."""
-    out = client.containers.run(image, ["-c", _PROBE], entrypoint="/usr/local/bin/passk-python",
-                                network_disabled=True, remove=True, stdout=True, stderr=True)
-    facts = json.loads(out.decode().strip().splitlines()[-1])
-    if not facts.get("site"):
-        raise HarnessError(f"{image}: its Python has no /usr/local site directory on its path to install into")
-    return facts
-
-
-def platforms(target: dict) -> list[str]:
-    """The wheel platform tags the image's Python accepts (manylinux down to 2.17, and the legacy names)."""
-    machine = target["machine"]
-    major, minor = (int(x) for x in target["glibc"].split(".")[:2])
-    tags = [f"manylinux_{major}_{m}_{machine}" for m in range(minor, 16, -1)]
-    return tags + [f"manylinux2014_{machine}", f"manylinux2010_{machine}", f"manylinux1_{machine}", f"linux_{machine}"]
 
 
 def cache_root() -> Path:
-    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
-    return Path(root) / "environments"
+    return _cache_root("environments")
 
 
 def _cache_dir(env: Environment, target: dict) -> Path:
     key = hashlib.sha256(json.dumps({"spec": env.spec(), "tag": target["tag"], "glibc": target["glibc"],
                                      "machine": target["machine"], "installer": INSTALLER}, sort_keys=True).encode())
     return cache_root() / f"{env.name}-{key.hexdigest()[:16]}"
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def _wheel_name_version(filename: str) -> tuple[str, str]:
@@ -288,7 +71,7 @@ def resolve(env: Environment, target: dict, log=None) -> dict:
         lock = json.loads(lock_path.read_text())
         wheels = where / "wheels"
         bad = [p["file"] for p in lock["packages"] + [lock["installer"]]
-               if not (wheels / p["file"]).is_file() or _sha256(wheels / p["file"]) != p["sha256"]]
+               if not (wheels / p["file"]).is_file() or sha256(wheels / p["file"]) != p["sha256"]]
         if not bad:
             return {**lock, "wheels": str(wheels)}
         log(f"environment {env.name}: {len(bad)} cached wheel(s) changed or missing ({bad[0]}); resolving again")
@@ -307,7 +90,7 @@ def resolve(env: Environment, target: dict, log=None) -> dict:
                 _pip(["wheel", "--no-deps", "-w", str(wheels), str(sdist)], f"environment {env.name}: {sdist.name}")
                 for whl in wheels.glob("*.whl"):
                     n, _ = _wheel_name_version(whl.name)
-                    built.setdefault(n, {"sdist": sdist.name, "sdist_sha256": _sha256(sdist)})
+                    built.setdefault(n, {"sdist": sdist.name, "sdist_sha256": sha256(sdist)})
         req_file = work / "requirements.txt"
         req_file.write_text("\n".join(env.requirements) + "\n")
         plats = [a for t in platforms(target) for a in ("--platform", t)]
@@ -326,14 +109,14 @@ def resolve(env: Environment, target: dict, log=None) -> dict:
             if whl.name == inst.name:
                 continue
             n, v = _wheel_name_version(whl.name)
-            packages.append({"name": n, "version": v, "file": whl.name, "sha256": _sha256(whl),
+            packages.append({"name": n, "version": v, "file": whl.name, "sha256": sha256(whl),
                              **({"built_from": built[n]["sdist"], "sdist_sha256": built[n]["sdist_sha256"]}
                                 if n in built else {})})
         missing = [n for n in pins if n not in {p["name"] for p in packages}]
         if missing:
             raise InputError(f"environment {env.name}: pip resolved no wheel for {', '.join(missing)}")
         iname, iversion = _wheel_name_version(inst.name)
-        installer = {"name": iname, "version": iversion, "file": inst.name, "sha256": _sha256(inst)}
+        installer = {"name": iname, "version": iversion, "file": inst.name, "sha256": sha256(inst)}
         lock = {"format": LOCK_FORMAT, "environment": env.name, "spec_sha256": env.spec_sha256,
                 "python": target["python"], "abi": target["tag"], "glibc": target["glibc"],
                 "machine": target["machine"], "packages": packages, "installer": installer,
@@ -341,30 +124,6 @@ def resolve(env: Environment, target: dict, log=None) -> dict:
         return commit_lock(wheels, where / "wheels", lock_path, lock)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def link_wheels(wheels: str, files: list, into: Path) -> None:
-    """The locked wheel files into a build context's directory: hard links where the file system allows
-    (a context of hundreds of MB costs no copy), copies elsewhere."""
-    into.mkdir()
-    for name in files:
-        src, dst = Path(wheels, name), into / name
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
-
-def commit_lock(wheels: Path, final: Path, lock_path: Path, lock: dict) -> dict:
-    """Move the downloaded wheels to `final`, then write the lock beside them (the lock last, atomically:
-    a stop between the two leaves no lock, so the next run resolves again instead of trusting a half)."""
-    if final.exists():
-        shutil.rmtree(final)
-    shutil.move(str(wheels), final)
-    tmp = lock_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(lock, indent=1) + "\n")
-    os.replace(tmp, lock_path)
-    return {**lock, "wheels": str(final)}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -413,19 +172,6 @@ def summary(env: Environment, lock: dict, image: str, image_id: str) -> dict:
             "lock": [{k: p[k] for k in ("name", "version", "sha256", "built_from", "sdist_sha256") if k in p}
                      for p in lock["packages"]],
             "installer": {k: lock["installer"][k] for k in ("name", "version", "sha256")}}
-
-
-def missing_hint(reason: str, detail: str, env: dict | None) -> str:
-    """What a failing row adds when the environment, not the code, lacked something: a module it does not
-    hold, or nltk data (which no package provides and the sandbox cannot download)."""
-    name = env["name"] if env else "none"
-    if reason == "exception:ModuleNotFoundError":
-        return (f"[not in the run's environment ({name}); the libraries candidates get are set with --environment "
-                "or --requirements] ")
-    if reason == "exception:LookupError" and "nltk" in detail:
-        return (f"[nltk data is not in the run's environment ({name}): no package provides it and the sandbox has "
-                "no network for nltk.download] ")
-    return ""
 
 
 def ensure_image(client, sandbox: dict, env: Environment, rebuild: bool = False, log=None) -> dict:

@@ -1,19 +1,25 @@
-"""A repository's environment, built offline: one image per environment (a spec's Python and packages; every
-version and instance that shares them shares the image), never one per instance.
+"""A repository's environment, built offline: one image per environment, keyed by what it holds (a spec's
+Python, its Debian packages and its Python packages: inputs/repos/recipes.py), so that every version and
+instance that holds the same shares the image; never one per instance (an instance's install is its
+snapshot: instances.py).
 
 - The base: Debian whose python3 is the spec's Python (bullseye 3.9, bookworm 3.11; bootstrapped offline as
-  `passk-base:<suite>`), passk's sandbox image on it, and git, patch and venv from Debian's packages.
-- The packages: resolved on the host with pip for that Python (the image build cannot reach the package
-  index): the spec's packages (conda's names, taken as pip's), its pip packages, the repository's
-  requirements file where the spec reads one, and what the repository itself needs to install at the
-  environment's commit (its install requirements and its build system's), with pip, setuptools and wheel.
-  Every file's sha256 is in the lock; the lock is cached by the environment's key.
+  `passk-base:<suite>`), passk's sandbox image on it, and git, patch, venv and a C toolchain with Python's
+  headers (astropy's extensions compile in its install) from Debian's packages.
+- The Debian packages a spec's apt-get step names (graphviz, enchant), from Debian's packages.
+- The Python packages, resolved on the host with pip for that Python (the image build cannot reach the
+  package index): SWE-bench's official pins where it exported the instance's environment (installed
+  exactly, without resolving again), else the spec's packages (conda's names, taken as pip's, at the
+  newest release pip finds for the Python), its pip packages and the repository's requirements file where
+  the spec reads one; and what the repository itself needs to install at each instance's commit (its
+  install requirements and its build system's), with pip, setuptools and wheel. Every file's sha256 is in
+  the lock; the lock is cached by the environment's key.
 - The image: a venv at /venv with the packages installed, kept at /opt/passk/venv (each candidate gets its
   own copy in a tmpfs at /venv, so what an install or a patch writes there is thrown away) and the wheels
   at /opt/passk/wheels (the repository's install finds what it needs there: PIP_NO_INDEX, PIP_FIND_LINKS).
 
-The spec's conda packages are installed with pip under the same names, at the newest release pip finds
-for the Python (the harness's conda picks its own): the lock records the versions that ran."""
+The manifest records, per environment, where each package's pin came from and every difference from the
+official environment (recipes.RepoEnvironment.sources and differences)."""
 
 from __future__ import annotations
 
@@ -25,12 +31,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
-from harness.inputs.environments import _sha256, commit_lock, link_wheels
-from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
+from harness.environments.bases import build, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
+from harness.inputs.repos.recipes import RepoEnvironment
 
 LOCK_FORMAT = 1
 INSTALLER = "pip==24.2"                  # the venv's pip (a PEP 660 editable install, as the harness's conda has)
@@ -40,36 +45,8 @@ LABEL_KEY = "org.passk.repo-environment"
 LABEL_LOCK = "org.passk.repo-environment-lock"
 
 
-@dataclass(frozen=True)
-class RepoEnvironment:
-    spec: EnvSpec
-    requirements: str | None = None       # the repository's requirements file (spec packages: requirements.txt)
-    commit: str | None = None             # the commit the environment is set up from (environment_setup_commit)
-    projects: tuple = field(default=(), compare=False)   # the instances' base commits its wheels must serve
-
-    @property
-    def key(self) -> str:
-        return self.spec.key(self.requirements)
-
-    @property
-    def suite(self) -> str:
-        return DEBIAN_PYTHON[self.spec.python]
-
-    @property
-    def base_image(self) -> str:
-        return f"passk-base:{self.suite}"
-
-    def packages(self) -> list[str]:
-        """The spec's requirements, as pip reads them."""
-        words = [] if self.spec.reads_requirements else self.spec.packages.split()
-        lines = [ln.strip() for ln in (self.requirements or "").splitlines() if ln.strip() and not ln.startswith("-")]
-        return [*words, *lines, *self.spec.pip_packages]
-
-
 def cache_root() -> Path:
-    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
-    return Path(root) / "repos" / "environments"
+    return _cache_root("repos/environments")
 
 
 def _pip(args: list[str], what: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -86,7 +63,6 @@ def _pip(args: list[str], what: str, check: bool = True) -> subprocess.Completed
 
 
 def _target_args(target: dict) -> list[str]:
-    from harness.inputs.environments import platforms
     plats = [a for t in platforms(target) for a in ("--platform", t)]
     return ["--only-binary=:all:", "--python-version", target["tag"][2:], "--implementation", "cp",
             "--abi", target["tag"], "--abi", "abi3", "--abi", "none", *plats, "--platform", "any"]
@@ -111,7 +87,7 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
     if lock_path.exists():
         lock = json.loads(lock_path.read_text())
         bad = [p["file"] for p in lock["files"] if not (final / p["file"]).is_file()
-               or _sha256(final / p["file"]) != p["sha256"]]
+               or sha256(final / p["file"]) != p["sha256"]]
         if bad:
             log(f"repository environment {env.key}: {len(bad)} cached wheel(s) changed or missing; resolving again")
             lock = None
@@ -129,11 +105,19 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
             shutil.copytree(final, wheels)
         else:
             wheels.mkdir()
-            log(f"repository environment {env.key}: resolving {len(requested)} packages for Python {target['python']} "
-                f"with pip on the host")
             req_file = work / "requirements.txt"
-            req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
-            _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes)
+            if env.pinned:   # the official environment's exact pins: each as it is, nothing resolved again
+                log(f"repository environment {env.key}: downloading SWE-bench's {len(requested)} official pins for "
+                    f"Python {target['python']} with pip on the host")
+                names = {re.split(r"==", r)[0].lower() for r in requested}
+                req_file.write_text("\n".join([*(r for r in (INSTALLER, *BUILD_TOOLS) if r.split("==")[0] not in names),
+                                               *requested]) + "\n")
+                _download(["--no-deps", "-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes)
+            else:
+                log(f"repository environment {env.key}: resolving {len(requested)} packages for Python "
+                    f"{target['python']} with pip on the host")
+                req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
+                _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes)
         seen = set(lock.get("declarations", [])) if lock else set()
         for commit, export in projects.items():
             if commit in done:
@@ -169,9 +153,10 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
             shutil.rmtree(project, ignore_errors=True)
         for stray in [p for p in wheels.iterdir() if not p.name.endswith(".whl")]:
             stray.unlink()      # a local project pip packed while downloading: never installed from here
-        files = [{"file": p.name, "sha256": _sha256(p)} for p in sorted(wheels.glob("*.whl"))]
+        files = [{"file": p.name, "sha256": sha256(p)} for p in sorted(wheels.glob("*.whl"))]
         lock = {"format": LOCK_FORMAT, "key": env.key, "python": target["python"], "abi": target["tag"],
-                "requested": requested, "installer": INSTALLER, "files": files, "notes": notes, "projects": done,
+                "requested": requested, "pinned": env.pinned, "installer": INSTALLER, "files": files, "notes": notes,
+                "projects": done,
                 "declarations": sorted(seen),
                 "sha256": hashlib.sha256("\n".join(f"{f['file']} {f['sha256']}" for f in files).encode()).hexdigest()}
         return commit_lock(wheels, final, lock_path, lock)
@@ -269,13 +254,15 @@ def _missing_in_image(client, image: str, wheels: Path, requirements: list, proj
 
 
 # Every repository environment of a Debian release starts from this: passk's sandbox image with what a
-# repository's install and tests need of Debian (git, patch, a venv), from Debian's packages.
+# repository's install and tests need of Debian (git, patch, a venv, a C toolchain and Python's headers for
+# the extensions an install compiles), from Debian's packages.
 _BASE_DOCKERFILE = """\
-# passk's repository base: passk's sandbox image, with git, patch and Python's venv from Debian's packages.
+# passk's repository base: passk's sandbox image, with git, patch, Python's venv, a C toolchain and Python's
+# headers from Debian's packages.
 ARG SANDBOX_IMAGE
 FROM ${SANDBOX_IMAGE}
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
-      git patch python3-venv python3-distutils ca-certificates >/dev/null \\
+      git patch python3-venv python3-distutils python3-dev gcc g++ make libc6-dev ca-certificates >/dev/null \\
  && rm -rf /var/lib/apt/lists/*
 """
 
@@ -283,14 +270,14 @@ RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq 
 def base_image(client, sandbox: dict, log=None) -> str:
     """The repository base image on `sandbox` (built once per sandbox image): its tag."""
     import docker.errors
-    from harness.core.images import build
     tag = f"passk-repo-base:{hashlib.sha256((sandbox['image_id'] + _BASE_DOCKERFILE).encode()).hexdigest()[:12]}"
     try:
         client.images.get(tag)
         return tag
     except docker.errors.ImageNotFound:
         pass
-    (log or (lambda m: print(f"passk: {m}", file=sys.stderr)))(f"building image {tag} (git, patch, venv from Debian)")
+    (log or (lambda m: print(f"passk: {m}", file=sys.stderr)))(f"building image {tag} (git, patch, venv and a C "
+                                                              "toolchain from Debian)")
     with tempfile.TemporaryDirectory(prefix="passk-repo-base-") as ctx:
         Path(ctx, "Dockerfile").write_text(_BASE_DOCKERFILE)
         build(client, ctx, tag, {"SANDBOX_IMAGE": sandbox["image"]})
@@ -300,20 +287,26 @@ def base_image(client, sandbox: dict, log=None) -> str:
 _DOCKERFILE = """\
 # passk repository environment {key}: {repo} (Python {python}), its packages installed offline into a venv.
 ARG REPO_BASE
-FROM ${{REPO_BASE}}
+FROM ${{REPO_BASE}}{apt}
 COPY wheels /opt/passk/wheels
 RUN python3 -m venv /venv \\
  && /venv/bin/python -m pip install -q --no-index --find-links /opt/passk/wheels {installer} \\
- && /venv/bin/python -m pip install -q --no-index --find-links /opt/passk/wheels {packages} \\
+ && /venv/bin/python -m pip install -q --no-index {no_deps}--find-links /opt/passk/wheels {packages} \\
  && /venv/bin/python -m pip freeze --all > /opt/passk/venv-freeze.txt \\
  && cp -a /venv /opt/passk/venv && rm -rf /venv && mkdir /venv /testbed \\
  && chmod -R a+rX /opt/passk && chown 10001:10001 /venv /testbed
 LABEL {label_key}="{key}" {label_lock}="{lock}"
 """
+_APT_STEP = """
+# the spec's apt-get step, from Debian's packages, here rather than in each instance's set-up
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
+      {packages} >/dev/null \\
+ && rm -rf /var/lib/apt/lists/*"""
 
 
 def image_tag(env: RepoEnvironment, sandbox: dict, lock: dict) -> str:
-    h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['sha256']}\0{env.key}\0{_BASE_DOCKERFILE}{_DOCKERFILE}".encode()).hexdigest()
+    h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['sha256']}\0{env.key}\0{' '.join(env.apt)}\0"
+                       f"{_BASE_DOCKERFILE}{_DOCKERFILE}{_APT_STEP}".encode()).hexdigest()
     return f"{REPOSITORY}-{env.key}:{h[:12]}"
 
 
@@ -321,8 +314,6 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
     """The environment's image on passk's sandbox image for its Python, built if missing: the sandbox facts
     for it, with `repo_environment` (what the manifest records: key, spec, Python, every package's version)."""
     import docker.errors
-    from harness.core.images import build
-    from harness.inputs.environments import probe_image
     log = log or (lambda msg: print(f"passk: {msg}", file=sys.stderr))
     target = probe_image(client, sandbox["image"])
     if target["python"].rsplit(".", 1)[0] != env.spec.python:
@@ -341,9 +332,11 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
         with tempfile.TemporaryDirectory(prefix="passk-repo-env-") as ctx:
             link_wheels(lock["wheels"], [f["file"] for f in lock["files"]], Path(ctx, "wheels"))
             import shlex
+            packages = lock["requested"] if env.pinned else [*BUILD_TOOLS, *lock["requested"]]
             Path(ctx, "Dockerfile").write_text(_DOCKERFILE.format(
                 key=env.key, repo=env.spec.repo, python=env.spec.python, installer=INSTALLER,
-                packages=" ".join(shlex.quote(p) for p in [*BUILD_TOOLS, *lock["requested"]]),
+                packages=" ".join(shlex.quote(p) for p in packages), no_deps="--no-deps " if env.pinned else "",
+                apt=_APT_STEP.format(packages=" ".join(env.apt)) if env.apt else "",   # names checked (specs.apt_step)
                 label_key=LABEL_KEY, label_lock=LABEL_LOCK, lock=lock["sha256"]))
             img = build(client, ctx, tag, {"REPO_BASE": repo_base})
     freeze = client.containers.run(tag, ["/opt/passk/venv-freeze.txt"], entrypoint="/bin/cat", network_disabled=True,
@@ -351,34 +344,27 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
     return {**facts, "image_id": img.id,
             "repo_environment": {"key": env.key, "repo": env.spec.repo, "spec": env.spec.to_dict(),
                                  "python": lock["python"], "lock": lock["sha256"], "image": tag, "image_id": img.id,
-                                 "packages": freeze, "notes": lock.get("notes", []),
+                                 "packages": freeze, "notes": lock.get("notes", []), "apt": list(env.apt),
+                                 "pins": "official" if env.pinned else "spec",
+                                 "official": None if env.official is None else env.official.id,
+                                 "sources": env.sources(), "differences": env.differences(lock["python"]) +
+                                 pin_differences(env, freeze),
                                  "requirements_sha256": hashlib.sha256((env.requirements or "").encode()).hexdigest()
                                  if env.requirements else None}}
 
 
-def to_settings(env: RepoEnvironment, repos_dir: str | None) -> dict:
-    """The environment as an executor's settings carry it (SandboxSettings.repo_environment): plain data, so
-    that a Ray node builds the same image from the same recipe."""
-    return {"key": env.key, "spec": env.spec.to_dict(), "requirements": env.requirements, "commit": env.commit,
-            "projects": list(env.projects), "repos": repos_dir}
-
-
-def from_settings(data: dict):
-    """(RepoEnvironment, {commit: a function that exports the repository at it into a directory and returns
-    its path}) from to_settings' data."""
-    spec = dict(data["spec"])
-    for key in ("pip_packages", "pre_install", "eval_commands", "requirements_paths"):
-        spec[key] = tuple(spec.get(key) or ())
-    env = RepoEnvironment(EnvSpec(**spec), data.get("requirements"), data.get("commit"),
-                          tuple(data.get("projects") or ()))
-    repos = data.get("repos")
-    if not repos:
-        return env, {}
-
-    def exporter(commit):
-        def export_into(tmp: str) -> Path:
-            from harness.inputs.repos.trees import export
-            return export(repos, env.spec.repo, commit, Path(tmp))
-        return export_into
-    commits = dict.fromkeys([c for c in (env.commit, *env.projects) if c])
-    return env, {c: exporter(c) for c in commits}
+def pin_differences(env: RepoEnvironment, freeze: list[str]) -> list[str]:
+    """The official pins the image's venv does not hold as pinned (`pip freeze` beside the pins)."""
+    if env.official is None:
+        return []
+    have = {}
+    for line in freeze:
+        name, sep, version = line.partition("==")
+        if sep:
+            have[re.sub(r"[-_.]+", "-", name).lower()] = version
+    out = []
+    for name, version, _source in env.official.packages:
+        got = have.get(name)
+        if got != version:
+            out.append(f"{name}: {version} pinned, {got or 'absent'} installed")
+    return out

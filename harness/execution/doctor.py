@@ -118,7 +118,8 @@ def language_checks(client, sandbox_tag: str, sandbox_id: str | None) -> list[Ch
 def environment_checks(client, sandbox_id: str | None) -> list[Check]:
     """Each shipped environment: its pins and deviations, whether its lock is cached and its image built
     on the current sandbox image, and what its tasks need that no package provides."""
-    from harness.inputs import environments
+    from harness.environments import library as environments
+    from harness.inputs import libraries
     locks = {}
     for c in environments.cached():
         locks.setdefault(c["name"], c)
@@ -129,9 +130,9 @@ def environment_checks(client, sandbox_id: str | None) -> list[Check]:
     except Exception:  # noqa: BLE001 - reported as not built
         pass
     out = []
-    for name, path in environments.shipped().items():
+    for name, path in libraries.shipped().items():
         try:
-            env = environments.parse_requirements(path, name)
+            env = libraries.parse_requirements(path, name)
         except Exception as e:  # noqa: BLE001
             out.append(Check(f"environment {name}", False, str(e), "reinstall passk", needed=False))
             continue
@@ -158,7 +159,7 @@ def repo_environment_checks(client) -> list[Check]:
     """The repository environments built on this machine (one image per environment: inputs/repos), each with
     its key, Python, packages and size; and whether git is here to export the repositories' trees."""
     import shutil
-    from harness.inputs.repos.environment import LABEL_KEY
+    from harness.environments.repository import LABEL_KEY
     out = [Check("git (repository tasks)", shutil.which("git") is not None,
                  shutil.which("git") or "not found", "apt-get install git", needed=False)]
     try:

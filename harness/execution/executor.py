@@ -160,7 +160,7 @@ class Executor(ABC):
     def _repo_sibling(self, job: Job) -> "Executor":
         """The executor of a repository task's environment (one image per environment): made on first use,
         with the task's own limits, a fresh container per candidate, within this executor's slots."""
-        from harness.inputs.repos.environment import to_settings
+        from harness.inputs.repos.recipes import to_settings
         task = job.problem.repo
         if self.settings.repo_environment is not None and self.settings.repo_environment.get("key") == task.env.key:
             return None
@@ -171,7 +171,7 @@ class Executor(ABC):
                 if self._closed:
                     raise HarnessError(f"this {self._noun} is closed")
                 settings = replace(self.settings, isolation="fresh", language=None, environment="none",
-                                   repo_environment=to_settings(task.env, task.repos_dir))
+                                   repo_environment=to_settings(task.env, task.repos_dir, task.snapshots))
                 # its containers sized for the job's own limits where it carries some (an audit's relaxed ones)
                 sibling = self._siblings[key] = type(self)(job.limits or task.limits, settings, run_id=self.run_id,
                                                            evalplus=self.evalplus)

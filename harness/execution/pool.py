@@ -17,7 +17,7 @@ from harness.core.errors import HarnessError, SandboxUnavailableError
 from harness.execution.jobs import Job, host_wait_s, judge_limits, limits_record
 from harness.inputs import judge, languages
 from harness.inputs.config import Limits, SandboxSettings
-from harness.inputs.environments import missing_hint
+from harness.inputs.libraries import missing_hint
 from harness.records.manifest import now
 from harness.records.results import ResultRow
 from harness.inputs import grading
@@ -49,6 +49,10 @@ class Pool:
                                                                 thread_name_prefix="passk-container")
         self._faults_in_a_row = 0
         self._faults_lock = threading.Lock()
+        # a repository task's instance snapshot (environments/instances.py), by problem: its name, or the
+        # result of a set-up that failed (every candidate of the instance gets it: the environment's error)
+        self._instances: dict[int, str] = {}
+        self._instance_failures: dict[int, dict] = {}
         # With no job succeeding in between, this many infrastructure faults stop the run instead
         # of burning every candidate's attempts on a sandbox that cannot work.
         self.max_faults_in_a_row = 3 * settings.workers + settings.max_attempts
@@ -86,7 +90,9 @@ class Pool:
         limits = self.limits_for(job)
         out = {"channel": p.channel, "limits": self.backend.supervisor_limits(limits)}
         if p.channel == "repo":
-            out["repo"] = p.repo.job_part(base64.b64encode(p.repo.tree.path.read_bytes()).decode())
+            snapshot = self._instances.get(id(p))
+            out["repo"] = (p.repo.job_part(instance=snapshot) if snapshot else
+                           p.repo.job_part(base64.b64encode(p.repo.tree.path.read_bytes()).decode()))
         elif p.channel == "io":
             spec = p.judge
             if spec is None:
@@ -191,6 +197,10 @@ class Pool:
             if self.stop.is_set() or (aborted is not None and aborted.is_set()):
                 return None
             try:
+                if job.problem.channel == "repo" and self.backend.snapshots_image_id is not None:
+                    failed = self._ensure_instance(job)
+                    if failed is not None:
+                        return self.make_row(job, failed, attempt)
                 session = lane.session()
                 # the session may have been starting (the lane's last container was killed or retired):
                 # an abort in that wait found no container to kill, so it is seen here, before the run
@@ -227,6 +237,68 @@ class Pool:
             return self.make_row(job, result, attempt)
         return self.make_row(job, {"status": ERROR, "reason": REASON_INFRASTRUCTURE, "detail": last[:1000]},
                              self.settings.max_attempts)
+
+    def _ensure_instance(self, job: Job) -> dict | None:
+        """The job's instance snapshot exists on this machine (made once, in a container of its own, the
+        first time any worker needs it; the others wait for it): None, or the result every candidate of
+        the instance gets when its set-up failed (the environment's error, never the candidate's). Raises
+        SandboxUnavailableError for a fault of the sandbox (the attempt is retried)."""
+        from harness.environments import instances
+        p = job.problem
+        if id(p) in self._instances:
+            return None
+        if id(p) in self._instance_failures:
+            return self._instance_failures[id(p)]
+        image_id = self.backend.snapshots_image_id
+        task = p.repo
+        part = task.job_part(mode="snapshot")
+        name = instances.name(image_id, task.tree.base, part)
+        if instances.find(image_id, name) is None:
+            with instances.building(image_id, name):
+                if instances.find(image_id, name) is None:
+                    failed = self._make_instance(job, image_id, name)
+                    if failed is not None:
+                        self._instance_failures[id(p)] = failed
+                        return failed
+        self._instances[id(p)] = name
+        return None
+
+    def _make_instance(self, job: Job, image_id: str, name: str) -> dict | None:
+        from harness.environments import instances
+        task = job.problem.repo
+        limits = self.limits_for(job)
+        part = {"channel": "repo", "limits": self.backend.supervisor_limits(limits),
+                "repo": task.job_part(base64.b64encode(task.tree.path.read_bytes()).decode(), mode="snapshot")}
+        ident = f"snapshot:{task.task.instance_id}"
+        header = {"id": ident, "limits": {**part["limits"], "host_wait_s": host_wait_s(part)}}
+        line = json.dumps({"id": ident, "code": "", **part}).encode()
+        staged = instances.staging(image_id, name)
+        session = self.backend.open_snapshot_session(str(staged))
+        try:
+            session.start()
+            result = session.run(header, line)
+        except BaseException:
+            instances.discard(staged)
+            raise
+        finally:
+            session.stop()
+        self._count("instance_snapshots_made")
+        detail = result.get("channel_detail") if isinstance(result.get("channel_detail"), dict) else {}
+        if result.get("status") == PASSED and result.get("reason") == "snapshot_saved":
+            instances.commit(image_id, name, staged, {
+                "instance_id": task.task.instance_id, "image_id": image_id,
+                "setup_s": detail.get("setup_s"), "tree_s": detail.get("tree_s"), "save_s": detail.get("save_s"),
+                "venv_changed": detail.get("venv_changed"), "venv_deleted": detail.get("venv_deleted"),
+                "made": now()})
+            return None
+        instances.discard(staged)
+        if result.get("status") == ERROR and result.get("reason") in RETRYABLE_REASONS:
+            raise SandboxUnavailableError(f"{result.get('reason')}: {result.get('detail', '')}")
+        # the instance did not set up (its install failed, or ran out of the job's limits): the environment's
+        return {"status": ERROR, "reason": "environment_error", "verdict_channel": "repo",
+                "detail": "the instance did not set up before any patch: " + str(result.get("detail") or "")[:1500],
+                "channel_detail": {**{k: v for k, v in detail.items() if isinstance(v, (int, float, str))},
+                                   "step": "setup"}}
 
     def make_row(self, job: Job, result: dict, attempt: int) -> ResultRow:
         """A typed row from the supervisor's result. Every string in it may hold what a candidate chose

@@ -130,7 +130,7 @@ class SandboxSettings:
     # of a Ray cluster, each with its own Docker engine and `workers` warm containers; harness/execution/ray_executor.py).
     executor: str = "local"
     ray_address: str | None = None      # with "ray": the cluster's address (None: RAY_ADDRESS, else a new local one)
-    # The Python libraries the candidates get (harness/inputs/environments.py): a shipped environment's name
+    # The Python libraries the candidates get (harness/inputs/libraries.py): a shipped environment's name
     # (bigcodebench, tabular), a requirements file of exact pins, "none", or None: BigCodeBench's for
     # BigCodeBench tasks whose `libs` go beyond the standard library, else none.
     environment: str | None = None
@@ -139,7 +139,7 @@ class SandboxSettings:
     # "cpython" (passk's image, forked warm) or "pypy" (Debian's pypy3). Recorded in every row.
     python: str = "auto"
     # Set by passk (never by a user) on the executor of one repository environment's candidates: the
-    # environment (inputs/repos/environment.py RepoEnvironment.to_settings), whose image its containers run.
+    # environment (inputs/repos/recipes.py RepoEnvironment, to_settings), whose image its containers run.
     repo_environment: dict | None = None
     # Lanes beyond `workers` (containers of their own, sharing the workers' CPUs) that a job with a deadline
     # (Job.overflow_at; passk serve's /run_code) may take once it has waited long enough for a worker:
@@ -174,7 +174,7 @@ class SandboxSettings:
         if self.ray_address is not None and (not isinstance(self.ray_address, str) or not self.ray_address):
             raise InputError(f"ray_address must be an address (host:port, or ray://host:port), got {self.ray_address!r}")
         if self.environment is not None:
-            from harness.inputs.environments import check_spec
+            from harness.inputs.libraries import check_spec
             check_spec(self.environment)
         if self.commands is not None:
             from harness.inputs.languages import check_commands
@@ -240,6 +240,9 @@ class BigCodeBenchSettings:
                 raise InputError(f"bigcodebench {name} must be a positive number, got {v!r}")
 
 
+REPO_PINS = ("official", "spec")    # where a repository environment's packages come from
+
+
 @dataclass(frozen=True)
 class RepoSettings:
     """Repository tasks (SWE-bench rows): where the repositories are (`dir`: DIR/<owner>/<name>, bare or with
@@ -247,7 +250,11 @@ class RepoSettings:
     file of specs.json's shape), and the limits of one candidate's whole evaluation (the harness's default
     of 1,800 s; memory; processes; `space_mb` of tmpfs for the tree, the environment's copy and /tmp).
     `strict_tests` refuses a patch that touches the tests or their runner (failed test_tampering) and grades
-    on the runner's own report where it has one; the default grades as SWE-bench's harness does."""
+    on the runner's own report where it has one; the default grades as SWE-bench's harness does. `pins`:
+    `official` installs SWE-bench's exported environment where it published one for the instance (else the
+    spec's packages, resolved), `spec` always resolves the spec's packages. `snapshots`: each instance is set
+    up and installed once and copied for each candidate (environments/instances.py), rather than set up in
+    every candidate's container."""
 
     dir: str | None = None
     specs: str | None = None
@@ -256,6 +263,8 @@ class RepoSettings:
     pids: int = 1024
     space_mb: int = 4096
     strict_tests: bool = False
+    pins: str = "official"
+    snapshots: bool = True
 
     def __post_init__(self):
         for name in ("dir", "specs"):
@@ -268,6 +277,10 @@ class RepoSettings:
                 raise InputError(f"repos {name} must be a positive number, got {v!r}")
         if not isinstance(self.strict_tests, bool):
             raise InputError(f"repos strict_tests must be true or false, got {self.strict_tests!r}")
+        if not isinstance(self.snapshots, bool):
+            raise InputError(f"repos snapshots must be true or false, got {self.snapshots!r}")
+        if self.pins not in REPO_PINS:
+            raise InputError(f"repos pins must be one of {', '.join(REPO_PINS)}, got {self.pins!r}")
 
     def limits(self, base: "Limits") -> "Limits":
         """One candidate's limits: the whole evaluation's wall clock and CPU, memory, processes, output (the

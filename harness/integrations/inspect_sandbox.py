@@ -197,7 +197,7 @@ def image_for(cfg: PasskSandboxConfig) -> str:
         if cfg in _images:
             return _images[cfg]
         import docker.errors
-        from harness.core.images import build
+        from harness.environments.bases import build
         from harness.execution.sandbox.docker import resolve_image
         client = _docker()
         under = resolve_image(client, _settings(cfg))

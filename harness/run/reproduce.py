@@ -40,7 +40,7 @@ def reproduce(run_dir, out, force: bool = False, progress: bool = False, workers
              for (t, i) in sorted(before) if (t, i) not in after or after[(t, i)].status != before[(t, i)].status]
     original_score = json.loads((run_dir / "score.json").read_text()) if (run_dir / "score.json").exists() else {}
     new_manifest = load_manifest(Path(out))
-    from harness.inputs.environments import lock_differences
+    from harness.environments.library import lock_differences
     return {
         "environment": lock_differences(old_env, new_manifest.get("sandbox", {}).get("environment")),
         "total": len(before), "identical": len(before) - len(diffs), "changed": diffs,
@@ -57,14 +57,14 @@ def reproduce(run_dir, out, force: bool = False, progress: bool = False, workers
 def _check_environment(run_dir: Path, recorded: dict | None, spec) -> None:
     """Refuse a rerun whose environment list is no longer the one the run recorded, naming each pin that
     differs (a lock resolved again from the same list is compared after the rerun)."""
-    from harness.inputs import environments
-    now = environments.load(spec)
+    from harness.inputs import libraries
+    now = libraries.load(spec)
     if recorded is None and now is None:
         return
     if recorded is not None and now is not None and recorded.get("spec_sha256") == now.spec_sha256:
         return
-    before = {environments.requirement_name(r): r for r in (recorded or {}).get("requirements", [])}
-    after = {environments.requirement_name(r): r for r in (now.requirements if now else ())}
+    before = {libraries.requirement_name(r): r for r in (recorded or {}).get("requirements", [])}
+    after = {libraries.requirement_name(r): r for r in (now.requirements if now else ())}
     diffs = [f"{before.get(n, 'absent')} then, {after.get(n, 'absent')} now" for n in sorted(set(before) | set(after))
              if before.get(n) != after.get(n)]
     raise InputError(f"{run_dir}: its environment ({(recorded or {}).get('name', 'none')}) is no longer the one "

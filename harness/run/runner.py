@@ -70,10 +70,10 @@ def build_jobs(problems: dict[str, Problem], samples: list[Sample], cfg: RunConf
 def bigcodebench_config(cfg: RunConfig, problems: dict) -> RunConfig:
     """The run's settings where its problems are BigCodeBench's: BigCodeBench's limits in place of passk's,
     and, with no environment set, the environment their `libs` need. Recorded as the run's config."""
-    from harness.inputs import environments
+    from harness.inputs import libraries
     sandbox = cfg.sandbox
     if sandbox.environment is None:
-        sandbox = replace(sandbox, environment=environments.auto_for(problems) or environments.NONE)
+        sandbox = replace(sandbox, environment=libraries.auto_for(problems) or libraries.NONE)
     if not is_bigcodebench(problems):
         return replace(cfg, sandbox=sandbox)
     return replace(cfg, sandbox=sandbox, limits=rule_limits(cfg.limits, cfg.bigcodebench))

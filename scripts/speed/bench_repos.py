@@ -46,12 +46,13 @@ def environments(rows: list, repos: str, rebuild: int) -> list:
     first `rebuild` of each repository built from nothing cached (its image removed, its wheels resolved
     again) and timed, the others built if missing and sized (minutes None)."""
     import docker
-    from harness.core.images import ensure_base
+    from harness.environments.bases import ensure_base
     from harness.execution.sandbox.docker import repo_image
     from harness.execution.sandbox.images import ensure_image
     from harness.inputs.config import Limits, RepoSettings
     from harness.inputs.formats.swebench import load
-    from harness.inputs.repos.environment import cache_root, to_settings, from_settings
+    from harness.environments.repository import cache_root
+    from harness.inputs.repos.recipes import from_settings, to_settings
     from harness.inputs.repos.tasks import environments as envs_of, prepare
     client = docker.from_env()
     problems = prepare(load(Path("rows"), [(f"row {i}", r) for i, r in enumerate(rows)]),

@@ -38,6 +38,15 @@ class Session(ABC):
 
 class Backend(ABC):
     name: str
+    # Where this backend's sessions read instance snapshots from (environments/instances.py), or None: a
+    # repository environment's on an engine that can mount a host directory. open_snapshot_session then
+    # gives a session that writes one.
+    snapshots_image_id: str | None = None
+
+    def open_snapshot_session(self, staging: str) -> Session:
+        """A new session, not yet started, whose container can write one instance snapshot into the host
+        directory `staging`."""
+        raise NotImplementedError(f"the {self.name} backend keeps no instance snapshots")
 
     @abstractmethod
     def prepare(self) -> dict:

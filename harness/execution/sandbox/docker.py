@@ -34,6 +34,8 @@ PIDS_OVERHEAD = 16          # tini, supervisor, forkserver, leader, tester, kill
 RUNSC_PIDS_BACKSTOP = 8192  # gVisor's ptrace platform keeps host stub processes per guest process
 READY_TIMEOUT_S = 60.0
 CONTAINER_SOCKET_DIR = "/run/passk"     # where a container sees its host socket's directory (read-only)
+INSTANCES_MOUNT = "/opt/passk/instances"   # a repository environment's instance snapshots (box/repo.py)
+SNAPSHOT_OUT_MOUNT = "/opt/passk/snapshot-out"   # where a snapshot job writes one
 RESULT_GRACE_S = 90.0       # beyond the candidate's timeout before the session is declared dead
 
 
@@ -97,7 +99,7 @@ def resolve_image(client, settings: SandboxSettings) -> dict:
             raise InputError(f"image {settings.image!r} is not on this machine") from None
         return {"image": settings.image, "image_id": img.id, "source_sha256": None, "base_image": None}
     if settings.repo_environment is not None:   # a repository environment: its Python's base, then its image
-        from harness.inputs.repos.environment import from_settings
+        from harness.inputs.repos.recipes import from_settings
         env, projects = from_settings(settings.repo_environment)
         sandbox = ensure_image(client, env.base_image)
         return repo_image(client, sandbox, env, projects)
@@ -105,8 +107,9 @@ def resolve_image(client, settings: SandboxSettings) -> dict:
     if is_native(settings):
         image = ensure_language_image(client, image, settings.language)
     else:
-        from harness.inputs import environments
-        env = environments.load(settings.environment)
+        from harness.environments import library as environments
+        from harness.inputs import libraries
+        env = libraries.load(settings.environment)
         if env is not None:
             image = environments.ensure_image(client, image, env)
     return image
@@ -123,9 +126,9 @@ def is_repo(settings: SandboxSettings) -> bool:
 
 
 def repo_image(client, sandbox: dict, env, projects: dict) -> dict:
-    """A repository environment's image (inputs/repos/environment.py), its wheels resolved for every tree
+    """A repository environment's image (environments/repository.py), its wheels resolved for every tree
     `projects` exports (the environment's commit's and its instances')."""
-    from harness.inputs.repos.environment import ensure_image as ensure_repo_image
+    from harness.environments.repository import ensure_image as ensure_repo_image
     return ensure_repo_image(client, sandbox, env, projects)
 
 
@@ -338,9 +341,10 @@ class _Channel(_SocketChannel):
 
 
 class DockerSession(Session):
-    def __init__(self, backend: "DockerBackend", slot: int = 0):
+    def __init__(self, backend: "DockerBackend", slot: int = 0, binds: tuple = ()):
         self.backend = backend
         self.slot = slot
+        self.binds = list(binds)   # host directories this container mounts besides the socket's
         self.container_id: str | None = None
         self.channel: _Channel | None = None
         self.python_version: str | None = None
@@ -354,6 +358,9 @@ class DockerSession(Session):
             config, env = b.host_config, {}
             if b.cpu_sets:
                 config = dict(config, CpusetCpus=b.cpu_sets[self.slot % len(b.cpu_sets)])
+            binds = list(self.binds)
+            if b.instances_dir is not None:   # the environment's instance snapshots: read-only, root's only
+                binds.append(f"{b.instances_dir}:{INSTANCES_MOUNT}:ro")
             if not is_native(b.settings) and not is_repo(b.settings):   # the tester starts with the container
                 env[TESTER_MEMORY_ENV] = str(int(b.limits.memory_mb))
             if b.transport == "socket":
@@ -365,8 +372,10 @@ class DockerSession(Session):
                 listener.bind(path)
                 os.chmod(path, 0o600)
                 listener.listen(1)
-                config = dict(config, Binds=[f"{sock_dir}:{CONTAINER_SOCKET_DIR}:ro"])
+                binds.append(f"{sock_dir}:{CONTAINER_SOCKET_DIR}:ro")
                 env[HOST_SOCKET_ENV] = f"{CONTAINER_SOCKET_DIR}/s"
+            if binds:
+                config = dict(config, Binds=binds)
             created = api.create_container(
                 b.facts["image"], stdin_open=b.transport == "attach", tty=False, user="0",
                 name=f"passk-{b.run_id[:8]}-{b.name_part}-{next(b.counter)}", environment=env,
@@ -498,6 +507,7 @@ class DockerBackend(Backend):
         # executor has its own backend and counter: the names must not meet)
         self.name_part = (f"repo-{settings.repo_environment['key'][-10:]}" if is_repo(settings)
                           else settings.language or "python")
+        self.instances_dir: str | None = None
 
     def prepare(self) -> dict:
         info = self.client.info()
@@ -523,7 +533,22 @@ class DockerBackend(Backend):
                       "container_memory_mb": container_memory(self.limits, self.settings),
                       "cpu_pinning": pinning, "swept_containers": swept}
         self.host_config = host_config(self.client, self.limits, self.settings)
+        if is_repo(self.settings) and _local_engine(self.client) and self.settings.repo_environment.get("snapshots", True):
+            from harness.environments import instances
+            self.snapshots_image_id = image["image_id"]
+            self.instances_dir = str(instances.image_dir(image["image_id"]))
+        self.facts["repo_snapshots"] = ("per instance, on this machine (set up once, copied per candidate)"
+                                        if self.instances_dir else
+                                        "none: each candidate's container sets its instance up" if is_repo(self.settings)
+                                        else None)
+        if self.facts["repo_snapshots"] is None:
+            del self.facts["repo_snapshots"]
         return self.facts
+
+    def open_snapshot_session(self, staging: str) -> DockerSession:
+        if self.instances_dir is None:
+            return super().open_snapshot_session(staging)
+        return DockerSession(self, 0, binds=(f"{staging}:{SNAPSHOT_OUT_MOUNT}:rw",))
 
     def supervisor_limits(self, limits: Limits) -> dict:
         return supervisor_limits(limits, self.settings)

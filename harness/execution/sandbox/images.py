@@ -11,7 +11,7 @@ from pathlib import Path
 
 from harness.core.constants import DEFAULT_BASE_IMAGE, IMAGE_REPOSITORY, LABEL_SOURCE_HASH
 from harness.core.errors import HarnessError
-from harness.core.images import build as core_build, ensure_base
+from harness.environments.bases import build as core_build, ensure_base
 from harness.core.paths import containers_dir
 
 # What goes into the image (its tag hashes every file of these, by path and content): the Dockerfile, the
@@ -93,5 +93,5 @@ def ensure_language_image(client, sandbox: dict, language: str, rebuild: bool = 
 
 
 def build(client, path: Path, tag: str, buildargs: dict, digest: str):
-    """Build `path` as `tag`, labelled with its source digest (core/images.py builds every image)."""
+    """Build `path` as `tag`, labelled with its source digest (environments/bases.py builds every image)."""
     return core_build(client, path, tag, buildargs, {LABEL_SOURCE_HASH: digest})

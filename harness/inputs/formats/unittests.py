@@ -5,7 +5,7 @@ candidate.run_bigcodebench). A completion follows complete_prompt; a solution is
 Calibrated (BigCodeBench's default, and passk's): the task's code_prompt and `pass` come before every
 program, so its imports and constants are there. The suite's limit is BigCodeBench's, not passk's
 default: max(240 s, the ground truth's time) + 1, and 30 GB of address space. The libraries come from
-the run's environment (harness/inputs/environments.py); `libs` is kept in the problem's notes."""
+the run's environment (harness/inputs/libraries.py); `libs` is kept in the problem's notes."""
 
 from __future__ import annotations
 

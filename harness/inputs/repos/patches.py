@@ -1,8 +1,10 @@
-"""What a patch touches, read from its text: the files of its `diff --git a/X b/Y` headers, the test
-directives SWE-bench derives from a test patch (its files, less documentation and data), and whether a
-candidate's patch reaches the tests or the machinery that runs them (the row's `touches_tests` flag;
-`--strict-tests` refuses such a patch). A patch is hostile text: names are bounded, never followed,
-and only compared."""
+"""What a patch touches. From a row's own test patch, read as text: its files (`diff --git a/X b/Y`
+headers) and the test directives SWE-bench derives from them (less documentation and data). From a
+candidate's patch, never its text: the paths that differ in the tree after it applied (the container
+walks the tree before and after: box/repo.py), of which those that are tests, the machinery that runs
+them or the repository's .git are the row's `touches_tests` (`--strict-tests` fails such a patch). A
+patch's text can hide what it does (a quoted header, a section with no header, a `patch` fallback that
+writes into .git); the tree cannot. Every name is hostile: bounded, never followed, only compared."""
 
 from __future__ import annotations
 
@@ -42,10 +44,17 @@ def directives(test_patch: str) -> list[str]:
     return [f for f in modified_files(test_patch) if not f.endswith(_NON_TEST_EXTS)]
 
 
-def touches_tests(patch: str, test_patch: str) -> list[str]:
-    """The files of a candidate's patch that are tests or the test runner's configuration: every file the
-    test patch names, anything under a tests directory or named as a test module, conftest.py and the
-    runner's configuration files. Empty for a patch that only changes the code under test."""
+def touches_tests(changed, test_patch: str) -> list[str]:
+    """Of the paths a candidate's patch changed (as the tree showed them), those that are tests, the test
+    runner's configuration or the repository's .git: every file the test patch names, anything under a
+    tests directory or named as a test module, conftest.py, the runner's configuration files, and anything
+    under .git (its hooks and configuration run with git). Empty for a patch that only changes the code
+    under test."""
     theirs = set(touched_by_both(test_patch))
-    return [f for f in touched_by_both(patch)
-            if f in theirs or _RUNNER_FILES.search(f) or _TEST_PATH.search(f)]
+    out = []
+    for f in changed or ():
+        if not isinstance(f, str) or len(f) > MAX_NAME:
+            continue
+        if f == ".git" or f.startswith(".git/") or f in theirs or _RUNNER_FILES.search(f) or _TEST_PATH.search(f):
+            out.append(f)
+    return out

@@ -5,8 +5,10 @@ repository is adding rows, not code.
 
 What passk can build here is decided from the spec alone, and what it cannot is refused by name, never
 approximated: a Python that no Debian base of passk's gives (bullseye 3.9, bookworm 3.11; `python:X-slim`
-where a registry answers), a conda environment file, a step that needs the network while the environment
-builds (`apt-get` in a pre-install step)."""
+where a registry answers), a conda environment file, a pre-install step that needs a package manager at run
+time in any shape other than `apt-get install` of Debian's packages. Those (graphviz for sphinx 7.2,
+enchant for pylint 2.8) are installed from Debian's packages when the environment's image is built, and
+the step is not run again per instance (apt_packages, setup_steps)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,10 @@ from harness.inputs.untrusted import shown
 SPECS_FILE = Path(__file__).with_name("specs.json")
 # The Debian release whose python3 is the spec's Python (a base image passk bootstraps offline)
 DEBIAN_PYTHON = {"3.9": "bullseye", "3.11": "bookworm"}
+_APT_NAME = re.compile(r"^[a-z0-9][a-z0-9+.-]{0,99}$")
+# an apt-get pre-install step as SWE-bench's specs write them: update, upgrade and install, joined by &&
+_APT_PART = re.compile(r"^(?:DEBIAN_FRONTEND=noninteractive\s+)?apt-get\s+(?:-y\s+)?(update|upgrade|install)"
+                       r"(?:\s+-y)?((?:\s+[^\s&|;]+)*)\s*$")
 _PACKAGE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9,._-]+\])?((==|>=|<=|~=|!=|<|>)[A-Za-z0-9.*+!_-]+)*$")
 
 
@@ -58,6 +64,19 @@ class EnvSpec:
         slug = re.sub(r"[^a-z0-9]+", "-", self.repo.lower()).strip("-")
         return f"{slug}-py{self.python.replace('.', '')}-{h.hexdigest()[:10]}"
 
+    def apt_packages(self) -> tuple[str, ...]:
+        """The Debian packages the pre-install steps ask apt-get for (installed when the image is built)."""
+        out: list[str] = []
+        for step in self.pre_install:
+            parsed = apt_step(step)
+            if parsed:
+                out += [p for p in parsed if p not in out]
+        return tuple(out)
+
+    def setup_steps(self) -> tuple[str, ...]:
+        """The pre-install steps an instance's setup runs: every one but apt-get's (done in the image)."""
+        return tuple(step for step in self.pre_install if apt_step(step) is None)
+
     def unbuildable(self) -> str | None:
         """Why this machine cannot build the spec's environment (one line), or None."""
         if self.python not in DEBIAN_PYTHON:
@@ -66,7 +85,7 @@ class EnvSpec:
         if self.packages.strip() == "environment.yml":
             return "a conda environment file (environment.yml): conda packages, which passk does not install"
         for step in self.pre_install:
-            if "apt-get" in step or "conda " in step:
+            if apt_step(step) is None and ("apt-get" in step or "conda " in step or "apt " in step):
                 return f"a pre-install step that needs a package manager at run time ({shown(step)})"
         words = [] if self.reads_requirements else self.packages.split()
         for name in [*words, *self.pip_packages]:
@@ -79,6 +98,24 @@ class EnvSpec:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def apt_step(step: str) -> list[str] | None:
+    """The Debian packages of a pre-install step made only of apt-get's update, upgrade and install (joined
+    by &&), or None for any other step. A name that is not a Debian package's shape makes it None too."""
+    if "apt-get" not in step:
+        return None
+    packages: list[str] = []
+    for part in step.split("&&"):
+        m = _APT_PART.match(part.strip())
+        if m is None:
+            return None
+        if m.group(1) == "install":
+            words = [w for w in m.group(2).split() if w not in ("-y", "--no-install-recommends")]
+            if not words or not all(_APT_NAME.match(w) for w in words):
+                return None
+            packages += words
+    return packages or None
 
 
 @lru_cache(maxsize=None)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harness.core.errors import InputError
-from harness.inputs.repos.environment import RepoEnvironment
+from harness.inputs.repos.recipes import RepoEnvironment, recipe
 from harness.inputs.repos.patches import directives, modified_files
 from harness.inputs.repos.rows import RepoTask
 from harness.inputs.repos.specs import EnvSpec, spec_for
@@ -24,6 +24,7 @@ class PreparedTask:
     strict: bool = False
     limits: object = None            # config.Limits: one candidate's whole evaluation
     repos_dir: str | None = None     # where the repositories are (the environment resolves from one)
+    snapshots: bool = True           # each instance set up once and copied per candidate (environments/instances.py)
 
     @property
     def test_files(self) -> list[str]:
@@ -38,10 +39,13 @@ class PreparedTask:
         """Whether the test command is pytest's, which writes a JUnit report where passk asks."""
         return self.spec.parser.startswith("pytest") and self.spec.test_cmd.split()[:1] == ["pytest"]
 
-    def job_part(self, tree_b64: str) -> dict:
-        """What the container's repo channel takes (containers/box/repo.py)."""
+    def job_part(self, tree_b64: str | None = None, instance: str | None = None, mode: str | None = None) -> dict:
+        """What the container's repo channel takes (containers/box/repo.py): the instance's snapshot by name,
+        or its tree with the steps that set it up. The pre-install steps are the spec's less its apt-get
+        steps, which the environment's image ran (specs.EnvSpec.setup_steps)."""
         env = {"SETUPTOOLS_SCM_PRETEND_VERSION": self.tree.scm_version} if self.tree.scm_version else {}
-        return {"tree_b64": tree_b64, "base": self.tree.base, "pre_install": list(self.spec.pre_install),
+        return {**({"instance": instance} if instance else {"tree_b64": tree_b64}), **({"mode": mode} if mode else {}),
+                "base": self.tree.base, "pre_install": list(self.spec.setup_steps()),
                 "install": self.spec.install, "eval_commands": list(self.spec.eval_commands),
                 "test_patch": self.task.test_patch, "test_files": self.test_files, "directives": self.directives,
                 "test_cmd": self.spec.test_cmd, "junit": self.junit, "env": env}
@@ -71,9 +75,13 @@ def prepare(problems: dict, settings, base_limits) -> dict:
                 requirements_of[key] = requirements_text(settings.dir, task.repo, setup_commit,
                                                          spec.requirements_paths or ("requirements.txt",), where)
             requirements = requirements_of[key]
-        env = RepoEnvironment(spec, requirements, setup_commit)
+        env = recipe(spec, task.instance_id, requirements, setup_commit, official=settings.pins == "official")
+        why = env.unbuildable()
+        if why:
+            raise InputError(f"{where}: {task.repo} {task.version}'s environment cannot be built here: {why}")
         out[task_id] = replace(problem, repo=PreparedTask(task, spec, env, t, bool(settings.strict_tests),
-                                                           settings.limits(base_limits), settings.dir))
+                                                           settings.limits(base_limits), settings.dir,
+                                                           bool(settings.snapshots)))
     # each environment's wheels must serve every instance's tree that uses it (one base commit may need what
     # another does not): the environment carries them all
     commits: dict = {}

@@ -3,8 +3,9 @@ log. The default is SWE-bench's own grading (grading.py, swebench 5.0.2's rule a
 that does not describe the run: a run that exited badly while its log reports no failure, or that reported
 no test and shows no sign its suite ran, counts as no result); `strict` adds passk's:
 
-- a patch that touches the tests or what runs them (patches.touches_tests) is refused before it runs
-  (failed test_tampering); by default it runs and the row names the files (`touches_tests`);
+- a patch that changed the tests, what runs them or the repository's .git (patches.touches_tests, read
+  from the paths the tree showed changed after it applied, not from its text) fails (test_tampering);
+  by default the row names the files (`touches_tests`) and the log grades it;
 - where the runner wrote its own report (pytest's JUnit XML, outside the tree), a listed test passes only
   when the log and the report both say so; by default a disagreement is flagged on the row
   (`report_disagrees`), and the log decides, as in the harness.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import base64
 import re
 
+from harness.core.text import clean
 from harness.inputs.repos.grading import PASSING, believable, grade, resolve
 from harness.inputs.repos.parsers import parse
 from harness.inputs.repos.patches import touches_tests
@@ -33,21 +35,20 @@ SUITE_RAN = re.compile(r"^=+ .*\b(passed|failed|skipped|error|errors|xfailed|xpa
 
 
 def before_running(task, sample) -> dict | None:
-    """The result of a candidate that does not need to run: an empty or oversized patch, or (strict) a
-    patch that touches the tests. None otherwise."""
+    """The result of a candidate that does not need to run: an empty or oversized patch. None otherwise."""
     problem = (sample.extra or {}).get("patch_problem")
     if problem in (EMPTY_PATCH, PATCH_TOO_LARGE) or not (sample.program or "").strip():
         reason = problem if problem in (EMPTY_PATCH, PATCH_TOO_LARGE) else EMPTY_PATCH
         what = "the prediction's patch is empty" if reason == EMPTY_PATCH else "the prediction's patch is over the size bound"
         return {"status": "failed", "reason": reason, "detail": what, "verdict_channel": "repo",
                 "channel_detail": {"step": "before"}}
-    if task.strict:
-        touched = touches_tests(sample.program, task.task.test_patch)
-        if touched:
-            return {"status": "failed", "reason": "test_tampering", "verdict_channel": "repo",
-                    "detail": "--strict-tests: the patch touches the tests or what runs them: " + ", ".join(touched[:10]),
-                    "channel_detail": {"step": "before", "touches_tests": ", ".join(touched[:20])[:1000]}}
     return None
+
+
+def _names(paths, n: int) -> str:
+    """Paths a patch made, for a row: each made safe text (a name may hold anything but / and NUL), joined."""
+    shown = ("".join(c if c.isprintable() else repr(c)[1:-1] for c in clean(p, 300)) for p in paths[:n])
+    return ", ".join(shown)[:1000]
 
 
 def log_statuses(task, log: str, exit_code) -> tuple[dict, str | None]:
@@ -98,11 +99,18 @@ def junit_by_nodeid(junit: dict, names) -> dict[str, str]:
 
 def apply(row, task, sample, result: dict) -> None:
     """Grade a repo channel's result into `row` (its status, reason, detail, tests and flags)."""
-    touched = touches_tests(sample.program or "", task.task.test_patch)
+    changed = result.get("changed") if isinstance(result.get("changed"), list) else []
+    touched = touches_tests(changed, task.task.test_patch)
     detail = row.channel_detail
     if touched:
-        detail["touches_tests"] = ", ".join(touched[:20])[:1000]
+        detail["touches_tests"] = _names(touched, 20)
     log_b64 = result.get("repo_log_b64")
+    if touched and task.strict and row.status in ("passed", "failed") and row.reason != "patch_apply_failed":
+        row.status, row.reason = "failed", "test_tampering"
+        row.detail = "--strict-tests: the patch changed the tests, what runs them or .git: " + _names(touched, 10)
+        if isinstance(log_b64, str):
+            row.log = base64.b64decode(log_b64)[:MAX_LOG_BYTES]
+        return
     if not isinstance(log_b64, str):
         return   # nothing ran to the tests (a patch that does not apply, a limit, the environment): as sent
     raw = base64.b64decode(log_b64)[:MAX_LOG_BYTES]
