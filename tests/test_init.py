@@ -25,3 +25,8 @@ def test_the_wheel_holds_every_file_the_images_are_built_from(tmp_path):
     modules = {str(p.relative_to(root)) for p in (root / "harness").rglob("*.py") if "__pycache__" not in p.parts}
     assert "harness/execution/ray_executor.py" in modules
     assert not modules - names, sorted(modules - names)   # every stage's package is in the wheel
+    # and the data the package reads (regression: SWE-bench's specs and official pins were left out)
+    data = {str(p.relative_to(root)) for p in (root / "harness").rglob("*") if p.is_file() and p.suffix != ".py"
+            and "__pycache__" not in p.parts}
+    assert "harness/inputs/repos/specs.json" in data
+    assert not data - names, sorted(data - names)
