@@ -14,10 +14,13 @@ import subprocess
 from pathlib import Path
 
 REPO = "passk-tests/tinycalc"
-VERSION = "1.0"
-SPECS = {"repositories": {REPO: {"parser": "pytest", "versions": {VERSION: {
-    "python": "3.11", "packages": "", "pip_packages": ["pytest==8.3.3"],
-    "install": "python -m pip install -e .", "test_cmd": "pytest -rA"}}}}}
+VERSION = "1.0"          # Python 3.11: Debian bookworm's base
+VERSION_39 = "0.9"       # Python 3.9: Debian bullseye's (every real SWE-bench repository's but flask 2.3)
+SPECS = {"repositories": {REPO: {"parser": "pytest", "versions": {
+    VERSION: {"python": "3.11", "packages": "", "pip_packages": ["pytest==8.3.3"],
+              "install": "python -m pip install -e .", "test_cmd": "pytest -rA"},
+    VERSION_39: {"python": "3.9", "packages": "", "pip_packages": ["pytest==8.3.3"],
+                 "install": "python -m pip install -e .", "test_cmd": "pytest -rA"}}}}}
 FILES = {
     "setup.py": "from setuptools import setup\nsetup(name='tinycalc', version='0.1', packages=['tinycalc'])\n",
     "tinycalc/__init__.py": "def add(a, b):\n    return a + b\n\n\ndef mean(xs):\n    return sum(xs) / len(xs)\n",
@@ -109,11 +112,11 @@ def make_repository(root: Path) -> tuple[Path, str, str]:
     return repos, base, later
 
 
-def row(base: str, instance_id: str = "passk-tests__tinycalc-1") -> dict:
+def row(base: str, instance_id: str = "passk-tests__tinycalc-1", version: str = VERSION) -> dict:
     return {"instance_id": instance_id, "repo": REPO, "base_commit": base, "patch": GOLD, "test_patch": TEST_PATCH,
             "FAIL_TO_PASS": json.dumps(["tests/test_calc.py::test_mean_of_nothing"]),
             "PASS_TO_PASS": json.dumps(["tests/test_calc.py::test_add", "tests/test_calc.py::test_mean"]),
-            "version": VERSION, "environment_setup_commit": base, "problem_statement": "mean([]) raises"}
+            "version": version, "environment_setup_commit": base, "problem_statement": "mean([]) raises"}
 
 
 def write_task(root: Path, predictions: list[str | None]) -> dict:

@@ -246,6 +246,36 @@ def test_a_repository_task_is_graded_as_the_harness_grades_it(tmp_path):
 
 
 @pytest.mark.docker
+def test_an_environment_builds_from_nothing_on_python_3_9_and_3_11(tmp_path):
+    """Every real SWE-bench repository but flask 2.3 asks for Python 3.9: its environment is on Debian
+    bullseye's base, where passk's image once did not build (passk-exec named a system call bullseye's
+    headers do not). One instance per base, each with the gold patch and one that breaks a passing test."""
+    import subprocess
+    import sys
+    from tests.repo_fixtures import BREAKS, SPECS, VERSION, VERSION_39, make_repository, row
+    repos, base, _ = make_repository(tmp_path)
+    rows = tmp_path / "rows.jsonl"
+    ids = {VERSION: "passk-tests__tinycalc-311", VERSION_39: "passk-tests__tinycalc-39"}
+    rows.write_text("".join(json.dumps(row(base, iid, version)) + "\n" for version, iid in ids.items()))
+    (tmp_path / "specs.json").write_text(json.dumps(SPECS))
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"instance_id": iid, "model_name_or_path": "t", "model_patch": p}) + "\n"
+                             for iid in ids.values() for p in (row(base)["patch"], BREAKS)))
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows), "--samples",
+                           str(preds), "--repos", str(repos), "--repo-specs", str(tmp_path / "specs.json"), "--out",
+                           str(out), "--k", "1", "--workers", "2", "--quiet"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=3600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = {(r["task_id"], r["sample_index"]): (r["status"], r["reason"])
+           for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert got == {(iid, i): label for iid in ids.values()
+                   for i, label in ((0, ("passed", "resolved")), (1, ("failed", "tests_failed")))}
+    envs = json.loads((out / "manifest.json").read_text())["sandbox"]["repo_environments"]
+    assert sorted(e["python"][:4] for e in envs.values()) == ["3.11", "3.9."]
+
+
+@pytest.mark.docker
 def test_strict_tests_refuses_a_patch_that_touches_the_tests(tmp_path):
     from tests.repo_fixtures import EDITS_TESTS, GOLD
     proc, rows, _, _ = _evaluate(tmp_path, [GOLD, EDITS_TESTS], "--strict-tests")
