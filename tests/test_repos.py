@@ -68,6 +68,36 @@ Traceback (most recent call last):
                    "sympy/core/tests/test_basic.py:test_subs": "FAILED"}
 
 
+def test_django_runner_lines_banners_and_an_ok_pushed_to_its_own_line():
+    log = """\
+test_annotate (expressions.tests.BasicExpressionsTests) ... ok
+test_order (expressions.tests.BasicExpressionsTests) ... FAIL
+test_slow (expressions.tests.BasicExpressionsTests) ... skipped 'no database'
+test_chatty (expressions.tests.BasicExpressionsTests) ... printed by the test
+ok
+test_broken (expressions.tests.BasicExpressionsTests) ... ERROR
+======================================================================
+FAIL: test_order (expressions.tests.BasicExpressionsTests)
+"""
+    assert parsers.parse("django", log) == {
+        "test_annotate (expressions.tests.BasicExpressionsTests)": "PASSED",
+        "test_order (expressions.tests.BasicExpressionsTests)": "FAILED", "test_order": "FAILED",
+        "test_slow (expressions.tests.BasicExpressionsTests)": "SKIPPED",
+        "test_chatty (expressions.tests.BasicExpressionsTests)": "PASSED",
+        "test_broken (expressions.tests.BasicExpressionsTests)": "ERROR"}
+    assert parsers.parse("django", "FAIL:\nERROR:\n") == {}   # a bare banner names nothing (and breaks nothing)
+
+
+def test_seaborn_and_matplotlib_dialects():
+    log = ("tests/test_core.py::test_a PASSED [ 50%]\nFAILED tests/test_core.py::test_b - assert 0\n"
+           "PASSED tests/test_core.py::test_c\nSKIPPED [1] tests/test_core.py:9: no\nERROR tests/test_core.py::test_d\n")
+    assert parsers.parse("seaborn", log) == {"tests/test_core.py::test_a": "PASSED",
+                                             "tests/test_core.py::test_b": "FAILED",
+                                             "tests/test_core.py::test_c": "PASSED"}
+    mpl = "PASSED lib/matplotlib/tests/test_widgets.py::test_span[MouseButton.LEFT-MouseButton.RIGHT]\n"
+    assert parsers.parse("pytest_matplotlib", mpl) == {"lib/matplotlib/tests/test_widgets.py::test_span[1-3]": "PASSED"}
+
+
 def test_every_repository_names_a_known_parser():
     assert set(parsers.BY_REPOSITORY.values()) <= set(parsers.PARSERS)
 

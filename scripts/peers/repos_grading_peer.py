@@ -31,7 +31,10 @@ WRITTEN = [
     "test_equality ok\ntest_subs F\n___ sympy/core/tests/test_basic.py:test_subs ___\n  test_atoms E\n",
 ]
 WORDS = ["PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL", "XPASS", "-", " - ", "test_a", "t.py::test_b[x",
-         "/tmp/a/b]", "[1]", "ok", " E", " F", "___", ".py:", "\x1b[31m", "\t", " ", "\n"]
+         "/tmp/a/b]", "[1]", "ok", " E", " F", "___", ".py:", "\x1b[31m", "\t", " ", "\n",
+         # django's runner and matplotlib's ids
+         " ... ok", " ... OK", " ... FAIL", " ... ERROR", " ... skipped", "FAIL:", "ERROR:", "(a.tests.T)",
+         "System check identified no issues (0 silenced)", "MouseButton.LEFT", "MouseButton.RIGHT"]
 
 
 def load_swebench(root: Path):
@@ -54,7 +57,8 @@ def main() -> int:
     from harness.inputs.repos import parsers
     from harness.inputs.repos.grading import grade
     theirs = {"pytest": lp.parse_log_pytest, "pytest_options": lp.parse_log_pytest_options,
-              "pytest_v2": lp.parse_log_pytest_v2, "sympy": lp.parse_log_sympy}
+              "pytest_v2": lp.parse_log_pytest_v2, "sympy": lp.parse_log_sympy, "django": lp.parse_log_django,
+              "seaborn": lp.parse_log_seaborn, "pytest_matplotlib": lp.parse_log_matplotlib}
     rng = random.Random(args.seed)
     logs = WRITTEN + ["".join(rng.choice(WORDS) for _ in range(rng.randint(1, 30))) for _ in range(args.logs)]
     maps = reports = 0

@@ -12,7 +12,9 @@ repository it knows (its harness/log_parsers, version 5.0.2)."""
 
 from __future__ import annotations
 
+from harness.inputs.repos.parsers import django as _django
 from harness.inputs.repos.parsers import pytest as _pytest
+from harness.inputs.repos.parsers import seaborn as _seaborn
 from harness.inputs.repos.parsers import sympy as _sympy
 
 STATUSES = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL")
@@ -22,11 +24,17 @@ PARSERS = {
     "pytest": _pytest.parse,
     "pytest_options": _pytest.parse_with_options,
     "pytest_v2": _pytest.parse_v2,
+    "pytest_matplotlib": _pytest.parse_matplotlib,
+    "seaborn": _seaborn.parse,
+    "django": _django.parse,
     "sympy": _sympy.parse,
 }
 
 BY_REPOSITORY = {
     "astropy/astropy": "pytest_v2",
+    "django/django": "django",
+    "matplotlib/matplotlib": "pytest_matplotlib",
+    "mwaskom/seaborn": "seaborn",
     "marshmallow-code/marshmallow": "pytest",
     "pallets/flask": "pytest",
     "psf/requests": "pytest_options",

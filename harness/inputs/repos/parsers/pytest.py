@@ -5,6 +5,7 @@
   as the rows' lists do);
 - parse_with_options: the same, with a parameter that is an absolute path cut to its last part
   (`test_x[/tmp/abc/file]` -> `test_x[/file]`): requests', pylint's and pydicom's rows name them so;
+- parse_matplotlib: parse, with matplotlib's mouse buttons as numbers;
 - parse_v2: colour codes and control characters removed, the name is the rest of the line (spaces
   kept) and, for older pytest's verbose lines, a line that ends in a status names the test before it.
 
@@ -60,6 +61,12 @@ def _cut_path_option(name: str) -> str:
 
 def parse_with_options(log: str) -> dict[str, str]:
     return parse(log, _cut_path_option)
+
+
+def parse_matplotlib(log: str) -> dict[str, str]:
+    """parse's dialect for matplotlib's rows: a mouse button's enum printed in a test's id is its number
+    (`MouseButton.LEFT` is 1, `MouseButton.RIGHT` 3), as the rows name those tests."""
+    return parse(log.replace("MouseButton.LEFT", "1").replace("MouseButton.RIGHT", "3"))
 
 
 def parse_v2(log: str) -> dict[str, str]:
