@@ -13,6 +13,12 @@ class InputError(PasskError):
     exit_code = 2
 
 
+class UnbuildableEnvironment(InputError):
+    """An environment this machine cannot build as its recipe asks (a package with no release for its
+    Python, a build that fails): the candidates that need it get `error environment_error` rows naming
+    why; the rest of the run goes on."""
+
+
 class HarnessError(PasskError):
     """A failure of the harness it could not recover from. Results written so far are kept."""
 

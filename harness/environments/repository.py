@@ -27,13 +27,14 @@ import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from harness.core.errors import HarnessError, InputError
+from harness.core.errors import HarnessError, InputError, UnbuildableEnvironment
 from harness.environments.bases import build, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
 from harness.inputs.repos.recipes import RepoEnvironment
 
@@ -57,8 +58,10 @@ def _pip(args: list[str], what: str, check: bool = True) -> subprocess.Completed
     if check and proc.returncode != 0:
         lines = [ln for ln in proc.stdout.splitlines() if ln.strip() and not ln.startswith(("  Using", "  Downloading",
                                                                                                "Collecting", "  Obtaining"))]
-        raise InputError(f"{what}: pip could not resolve it for this environment (exit {proc.returncode}):\n  "
-                         + "\n  ".join(lines[-10:]))
+        lines = [ln for ln in lines if "is ignored: it is neither a file nor a directory" not in ln
+                 and "Ignored the following versions" not in ln and "━━" not in ln]
+        raise UnbuildableEnvironment(f"{what}: pip could not resolve it for this environment (exit "
+                                     f"{proc.returncode}):\n  " + "\n  ".join(ln[:500] for ln in lines[-6:]))
     return proc
 
 
@@ -68,7 +71,8 @@ def _target_args(target: dict) -> list[str]:
             "--abi", target["tag"], "--abi", "abi3", "--abi", "none", *plats, "--platform", "any"]
 
 
-def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, log=None, check=None) -> dict:
+def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, log=None, check=None,
+            build=None) -> dict:
     """The environment's lock for the image's Python (`target`: environments.probe_image's facts): its
     wheels, downloaded on the host (the image build cannot reach the index) and cached with every file's
     sha256. `projects` ({commit: a function that exports the repository's tree at it into a directory}):
@@ -110,14 +114,18 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
                 log(f"repository environment {env.key}: downloading SWE-bench's {len(requested)} official pins for "
                     f"Python {target['python']} with pip on the host")
                 names = {re.split(r"==", r)[0].lower() for r in requested}
+                tools = [next((r for r in requested if r.lower().startswith(t + "==")), t) for t in ("pip", *BUILD_TOOLS)]
+                # the build tools first: a pin with no wheel is built from its sdist with them (build)
+                _download(["--no-deps", *tools], target_args, wheels, work, f"environment {env.key}", notes)
                 req_file.write_text("\n".join([*(r for r in (INSTALLER, *BUILD_TOOLS) if r.split("==")[0] not in names),
                                                *requested]) + "\n")
-                _download(["--no-deps", "-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes)
+                _download(["--no-deps", "-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes,
+                          build)
             else:
                 log(f"repository environment {env.key}: resolving {len(requested)} packages for Python "
                     f"{target['python']} with pip on the host")
                 req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
-                _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes)
+                _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes, build)
         seen = set(lock.get("declarations", [])) if lock else set()
         for commit, export in projects.items():
             if commit in done:
@@ -132,7 +140,8 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
             # pip finds there), then what the image's Python still misses
             build_reqs = _build_requirements(project)
             if build_reqs:
-                _download(build_reqs, target_args, wheels, work, f"environment {env.key}: build system", notes)
+                _download(build_reqs, target_args, wheels, work, f"environment {env.key}: build system", notes,
+                          build)
             try:
                 _download([str(project)], target_args, wheels, work, f"environment {env.key}", [])
             except InputError:
@@ -144,10 +153,10 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
                     if missing is None:
                         break
                     log(f"repository environment {env.key}: the tree at {commit[:12]} also needs {missing}")
-                    _download([missing], target_args, wheels, work, f"environment {env.key}", notes)
+                    _download([missing], target_args, wheels, work, f"environment {env.key}", notes, build)
                 else:
-                    raise InputError(f"environment {env.key}: the tree at {commit[:12]} still misses a package "
-                                     "after 16 rounds")
+                    raise UnbuildableEnvironment(f"environment {env.key}: the tree at {commit[:12]} still misses a "
+                                                 "package after 16 rounds")
             done.append(commit)
             seen.add(declared)
             shutil.rmtree(project, ignore_errors=True)
@@ -167,31 +176,55 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
 _NO_WHEEL = re.compile(r"No matching distribution found for ([A-Za-z0-9][A-Za-z0-9._-]*(?:==[^\s;]+)?)")
 
 
-def _download(what: list, target_args: list, wheels: Path, work: Path, label: str, notes: list) -> None:
-    """pip download of `what` for the environment's Python into `wheels`; a pinned package that publishes no
-    wheel (atomicwrites 1.4.1, old pure-Python releases) is built into one on the host from its sdist and the
-    download tried again (at most 8 times), each such build noted in the lock."""
+def _download(what: list, target_args: list, wheels: Path, work: Path, label: str, notes: list, build=None) -> None:
+    """pip download of `what` for the environment's Python into `wheels`. A package that publishes no wheel
+    for it (wrapt 1.12.1, atomicwrites 1.4.1: an sdist only) is built into one from its sdist by `build`
+    (in the environment's base image: its Python, glibc and compiler, never the host's) and the download
+    tried again (at most 8 times), each such build noted in the lock. UnbuildableEnvironment, with pip's
+    last words, for what cannot be had."""
     for _ in range(8):
         proc = _pip(["download", *target_args, "--find-links", str(wheels), "-d", str(wheels), *what], label, check=False)
         if proc.returncode == 0:
             return
         missing = _NO_WHEEL.search(proc.stdout)
-        if missing is None:
+        if missing is None or build is None:
             break
         spec = missing.group(1)
         sources = work / "sources"
-        built = _pip(["download", "--no-deps", "--no-binary", ":all:", "-d", str(sources), spec], label, check=False)
-        sdists = sorted(sources.iterdir()) if sources.is_dir() else []
-        if built.returncode != 0 or not sdists:
-            break
-        before = set(wheels.glob("*.whl"))
-        _pip(["wheel", "--no-deps", "-w", str(wheels), str(sdists[-1])], f"{label}: {spec} from its sdist")
-        new = [w.name for w in set(wheels.glob("*.whl")) - before]
-        if not new or not all(n.endswith(("-none-any.whl",)) for n in new):
-            break   # only pure Python is built on the host: a compiled one would be this machine's, not the image's
-        notes.append(f"{spec}: no wheel published; built from its sdist on the host ({', '.join(new)})")
         shutil.rmtree(sources, ignore_errors=True)
+        got = _pip(["download", "--no-deps", "--no-binary", ":all:", "-d", str(sources), spec], label, check=False)
+        sdists = sorted(sources.iterdir()) if sources.is_dir() else []
+        if got.returncode != 0 or not sdists:
+            break
+        new = build(sdists[-1], wheels)
+        shutil.rmtree(sources, ignore_errors=True)
+        if not new:
+            break
+        notes.append(f"{spec}: no wheel published for this Python; built from its sdist in the environment's base "
+                     f"image ({', '.join(new)})")
     _pip(["download", *target_args, "--find-links", str(wheels), "-d", str(wheels), *what], label)
+
+
+def _build_in_image(client, image: str, sdist: Path, wheels: Path) -> list[str]:
+    """A wheel of `sdist` built in `image` (the repository base: the environment's Python, its glibc and a C
+    toolchain), offline, its build requirements from `wheels`; the new wheels' names (none if it failed)."""
+    import docker.errors
+    with tempfile.TemporaryDirectory(prefix="passk-sdist-") as out:
+        script = ("python3 -m venv /tmp/v && /tmp/v/bin/python -m pip install -q --no-index --find-links /w "
+                  "setuptools wheel 2>/dev/null; /tmp/v/bin/python -m pip wheel -q --no-deps --no-index --find-links /w "
+                  f"-w /o /s/{shlex.quote(sdist.name)}")
+        try:
+            client.containers.run(image, ["-c", script], entrypoint="/bin/sh", network_disabled=True, remove=True,
+                                  volumes={str(wheels): {"bind": "/w", "mode": "ro"},
+                                           str(sdist.parent): {"bind": "/s", "mode": "ro"}, out: {"bind": "/o", "mode": "rw"}},
+                                  environment={"HOME": "/tmp", "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+        except docker.errors.ContainerError:
+            return []
+        new = []
+        for whl in Path(out).glob("*.whl"):
+            shutil.copy2(whl, wheels / whl.name)
+            new.append(whl.name)
+        return new
 
 
 def _declarations(project: Path) -> str:
@@ -264,13 +297,45 @@ FROM ${SANDBOX_IMAGE}
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
       git patch python3-venv python3-distutils python3-dev gcc g++ make libc6-dev ca-certificates >/dev/null \\
  && rm -rf /var/lib/apt/lists/*
+# A link to the environment's python is the environment's python, as a link to a conda environment's is
+# (tox-current-env links .tox/<env>/bin/python to the python that runs tox: sphinx's tests run through
+# it). Python finds a venv from the path it was started by, not the link's target: this makes it look at
+# the target too, only when it was started through a link into a venv.
+COPY passk_venv_link.py /usr/local/lib/passk/passk_venv_link.py
+RUN site=$(python3 -c 'import site; print(site.getsitepackages()[0])') && mkdir -p "$site" \\
+ && cp /usr/local/lib/passk/passk_venv_link.py "$site/" && echo 'import passk_venv_link' > "$site/passk-venv-link.pth"
+"""
+_VENV_LINK = """\
+# passk: a link to a virtual environment's python runs that environment (as a link to a conda environment's
+# python does): loaded by the base Python's site directory, where only a python that found no venv reads it.
+import os
+import sys
+
+
+def _adopt():
+    if sys.prefix != sys.base_prefix or not sys.executable:
+        return
+    real = os.path.realpath(sys.executable)
+    if real == os.path.abspath(sys.executable):
+        return
+    home = os.path.dirname(os.path.dirname(real))
+    site_dir = os.path.join(home, "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
+    if not os.path.isfile(os.path.join(home, "pyvenv.cfg")) or not os.path.isdir(site_dir):
+        return
+    import site
+    sys.prefix = sys.exec_prefix = home
+    sys.path[:] = [p for p in sys.path if not p.endswith("dist-packages")]
+    site.addsitedir(site_dir)
+
+
+_adopt()
 """
 
 
 def base_image(client, sandbox: dict, log=None) -> str:
     """The repository base image on `sandbox` (built once per sandbox image): its tag."""
     import docker.errors
-    tag = f"passk-repo-base:{hashlib.sha256((sandbox['image_id'] + _BASE_DOCKERFILE).encode()).hexdigest()[:12]}"
+    tag = f"passk-repo-base:{hashlib.sha256((sandbox['image_id'] + _BASE_DOCKERFILE + _VENV_LINK).encode()).hexdigest()[:12]}"
     try:
         client.images.get(tag)
         return tag
@@ -280,6 +345,7 @@ def base_image(client, sandbox: dict, log=None) -> str:
                                                               "toolchain from Debian)")
     with tempfile.TemporaryDirectory(prefix="passk-repo-base-") as ctx:
         Path(ctx, "Dockerfile").write_text(_BASE_DOCKERFILE)
+        Path(ctx, "passk_venv_link.py").write_text(_VENV_LINK)
         build(client, ctx, tag, {"SANDBOX_IMAGE": sandbox["image"]})
     return tag
 
@@ -289,7 +355,7 @@ _DOCKERFILE = """\
 ARG REPO_BASE
 FROM ${{REPO_BASE}}{apt}
 COPY wheels /opt/passk/wheels
-RUN python3 -m venv /venv \\
+RUN python3 -m venv --copies /venv \\
  && /venv/bin/python -m pip install -q --no-index --find-links /opt/passk/wheels {installer} \\
  && /venv/bin/python -m pip install -q --no-index {no_deps}--find-links /opt/passk/wheels {packages} \\
  && /venv/bin/python -m pip freeze --all > /opt/passk/venv-freeze.txt \\
@@ -306,7 +372,7 @@ RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq 
 
 def image_tag(env: RepoEnvironment, sandbox: dict, lock: dict) -> str:
     h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['sha256']}\0{env.key}\0{' '.join(env.apt)}\0"
-                       f"{_BASE_DOCKERFILE}{_DOCKERFILE}{_APT_STEP}".encode()).hexdigest()
+                       f"{_BASE_DOCKERFILE}{_VENV_LINK}{_DOCKERFILE}{_APT_STEP}".encode()).hexdigest()
     return f"{REPOSITORY}-{env.key}:{h[:12]}"
 
 
@@ -320,7 +386,8 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
         raise HarnessError(f"{sandbox['image']} has Python {target['python']}, not the {env.spec.python} "
                            f"{env.spec.repo} {env.spec.version} asks for")
     repo_base = base_image(client, sandbox, log)
-    lock = resolve(env, target, projects, log, check=lambda w, r, p: _missing_in_image(client, repo_base, w, r, p))
+    lock = resolve(env, target, projects, log, check=lambda w, r, p: _missing_in_image(client, repo_base, w, r, p),
+                   build=lambda sdist, w: _build_in_image(client, repo_base, sdist, w))
     tag = image_tag(env, sandbox, lock)
     facts = {**sandbox, "image": tag, "sandbox_image": sandbox["image"], "sandbox_image_id": sandbox["image_id"]}
     try:
@@ -331,7 +398,6 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
             "installed offline)")
         with tempfile.TemporaryDirectory(prefix="passk-repo-env-") as ctx:
             link_wheels(lock["wheels"], [f["file"] for f in lock["files"]], Path(ctx, "wheels"))
-            import shlex
             packages = lock["requested"] if env.pinned else [*BUILD_TOOLS, *lock["requested"]]
             Path(ctx, "Dockerfile").write_text(_DOCKERFILE.format(
                 key=env.key, repo=env.spec.repo, python=env.spec.python, installer=INSTALLER,

@@ -16,7 +16,7 @@ import queue
 import threading
 import time
 
-from harness.core.errors import InputError
+from harness.core.errors import InputError, UnbuildableEnvironment
 from harness.execution.executor import Aborted, Executor, Late, Slots, Stopped
 from harness.execution.jobs import Job
 from harness.execution.pool import Lane, Pool
@@ -146,7 +146,15 @@ class Evaluator(Executor):
         goes to that image's sibling evaluator (Executor.routed)."""
         sibling, job = self.routed(job)
         if sibling is not None:
-            return sibling.submit_job(job)
+            why = self._unbuildable.get(id(sibling))
+            if why is None:
+                try:
+                    return sibling.submit_job(job)
+                except UnbuildableEnvironment as e:   # its environment cannot be built here: its candidates only
+                    why = self._unbuildable[id(sibling)] = str(e)
+            future = concurrent.futures.Future()
+            future.set_result(self.unbuildable_row(job, why))
+            return future
         self._ready_for_a_job(started=self._pool is not None)
         future: concurrent.futures.Future = concurrent.futures.Future()
         with self._lock:   # against interrupt(): a job queued after it would wait for a worker that is gone

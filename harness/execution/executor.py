@@ -97,6 +97,7 @@ class Executor(ABC):
         self._fatal: BaseException | None = None   # set when the executor can run nothing more
         self._closed = False
         self._siblings: dict = {}            # executors of other images, for io programs in other languages
+        self._unbuildable: dict = {}         # id(sibling) -> why its environment cannot be built here
         self._slots: Slots | None = None     # the run's worker slots, shared with the siblings
         self._overflow: Slots | None = None  # its overflow lanes' slots (SandboxSettings.overflow), shared too
         self._checkers: dict = {}            # checker programs, built once per run, by content hash
@@ -177,6 +178,22 @@ class Executor(ABC):
                                                            evalplus=self.evalplus)
                 sibling._share_slots(self)
         return sibling
+
+    def unbuildable_row(self, job: Job, why: str) -> ResultRow:
+        """The row of a candidate whose environment cannot be built on this machine: the environment's
+        error (permanent: a rerun on this machine does not change it), never the candidate's failure."""
+        from dataclasses import asdict
+        from harness.core import text
+        limits = job.limits or (job.problem.repo.limits if job.problem.channel == "repo" else self.limits)
+        row = ResultRow(task_id=job.sample.task_id, sample_index=job.sample.sample_index, status="error",
+                        reason="environment_error", detail=text.clean("the environment cannot be built here: " + why),
+                        limits={**asdict(limits), "network": "none", "runtime": self.settings.runtime,
+                                "isolation": "fresh", "image": None, "image_id": None},
+                        verdict_channel=job.problem.channel, channel_detail={"step": "environment"})
+        row.candidate_sha256 = job.sample.sha256
+        row.sample = job.sample.row_fields()
+        row.language = job.problem.language
+        return row
 
     def _share_slots(self, parent: "Executor") -> None:
         """A sibling runs its jobs within its parent's slots: as many candidates at once as the run's

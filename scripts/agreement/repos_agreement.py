@@ -34,7 +34,8 @@ NOOP = ("diff --git a/.passk-noop b/.passk-noop\nnew file mode 100644\n--- /dev/
         "@@ -0,0 +1 @@\n+passk: a patch that changes no code\n")
 CANDIDATES = (("gold", None), ("empty", ""), ("noop", NOOP))   # sample index 0, 1, 2 of each instance
 PARSER_NAMES = {"pytest": "parse_log_pytest", "pytest_options": "parse_log_pytest_options",
-                "pytest_v2": "parse_log_pytest_v2", "sympy": "parse_log_sympy"}
+                "pytest_v2": "parse_log_pytest_v2", "sympy": "parse_log_sympy", "seaborn": "parse_log_seaborn",
+                "django": "parse_log_django", "pytest_matplotlib": "parse_log_matplotlib"}
 
 
 def swebench_report(swebench: Path, parser: str, row: dict, log_path: Path | None, patch: str | None) -> bool | None:
