@@ -306,6 +306,34 @@ def test_an_environment_builds_from_nothing_on_python_3_9_and_3_11(tmp_path):
 
 
 @pytest.mark.docker
+def test_an_install_that_copies_the_code_runs_again_after_the_patch(tmp_path):
+    """Regression: the instance's snapshot kept the venv's directories as root's, so the install done again
+    after the patch (requests' `pip install .`) failed with permission denied and the tests ran the
+    unpatched copy. Here the tests import the installed copy: the gold patch resolves only if it ran."""
+    import subprocess
+    import sys
+    from tests.repo_fixtures import BREAKS, SPECS, VERSION_COPY, make_repository, row
+    repos, base, _ = make_repository(tmp_path)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(row(base, "passk-tests__tinycalc-copy", VERSION_COPY)) + "\n")
+    (tmp_path / "specs.json").write_text(json.dumps(SPECS))
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps({"instance_id": "passk-tests__tinycalc-copy", "model_name_or_path": "t",
+                                         "model_patch": p}) + "\n" for p in (row(base)["patch"], BREAKS)))
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows), "--samples",
+                           str(preds), "--repos", str(repos), "--repo-specs", str(tmp_path / "specs.json"), "--out",
+                           str(out), "--k", "1", "--workers", "2", "--quiet"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=1800)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    got = {r["sample_index"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert (got[0]["status"], got[0]["reason"]) == ("passed", "resolved"), got[0]["detail"]
+    assert (got[1]["status"], got[1]["reason"]) == ("failed", "tests_failed")
+    assert got[0]["channel_detail"]["reinstalled"].startswith("yes: the install is not editable")
+    assert "Permission denied" not in (out / got[0]["channel_detail"]["log"]).read_text()
+
+
+@pytest.mark.docker
 def test_strict_tests_refuses_a_patch_that_touches_the_tests(tmp_path):
     from tests.repo_fixtures import EDITS_TESTS, GOLD
     proc, rows, _, _ = _evaluate(tmp_path, [GOLD, EDITS_TESTS], "--strict-tests")

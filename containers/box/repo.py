@@ -215,7 +215,7 @@ class RepoJob:
         junit = os.path.join(self.x_dir, "junit.xml")
         command = s["test_cmd"] + (f" --junitxml={shlex.quote(junit)}" if s.get("junit") else "") + \
             "".join(" " + shlex.quote(d) for d in s.get("directives") or ())
-        r = self.bash("test", "exec 2>&1\n" + command)
+        r = self.bash("test", "exec 2>&1\n" + services(s.get("services")) + command)
         bad = self.ended_badly(r)
         test_log = (r or {}).get("stdout") or b""
         code = None if r is None else (r["exit_code"] if r["signal"] is None else 128 + _signum(r["signal"]))
@@ -303,15 +303,23 @@ class RepoJob:
         changed = [p for p in sorted(now) if p not in pristine or _differs(pristine[p], now[p])]
         deleted = [p for p in sorted(pristine) if p not in now]
         out = os.path.join(SNAPSHOT_OUT, "venv")
-        os.mkdir(out, 0o755)
-        os.chown(out, CANDIDATE_UID, CANDIDATE_UID)
+        _dir_like(VENV, out)
+
+        def parents(rel):   # every directory above `rel`, as /venv has it (owner and mode: the copy keeps them)
+            parts = rel.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                here = os.path.join(out, *parts[:i])
+                if not os.path.isdir(here):
+                    _dir_like(os.path.join(VENV, *parts[:i]), here)
+
         for rel in changed:
             src, dst = os.path.join(VENV, rel), os.path.join(out, rel)
             st = os.lstat(src)
+            parents(rel)
             if stat.S_ISDIR(st.st_mode):
-                os.makedirs(dst, exist_ok=True)
+                if not os.path.isdir(dst):
+                    os.mkdir(dst)
             else:
-                os.makedirs(os.path.dirname(dst), exist_ok=True)
                 if stat.S_ISLNK(st.st_mode):
                     os.symlink(os.readlink(src), dst)
                 elif stat.S_ISREG(st.st_mode):
@@ -370,6 +378,38 @@ class RepoJob:
                   # a repo container is never used again: what the job wrote lives in its tmpfs
                   "healthy": False, "leftover_paths": []}
         return result
+
+
+# Stand-ins for network services the tests reach, started before the tests as the candidate's user on the
+# container's own loopback (it has no other network); (the stand-in's start, its port, the environment the
+# tests get). httpbin: requests' older suites read HTTPBIN_URL (its newer ones serve pytest-httpbin's own).
+SERVICES = {
+    "httpbin": ("/opt/passk/standins/httpbin/bin/python -c 'from werkzeug.serving import run_simple; "
+                "from httpbin import app; run_simple(\"127.0.0.1\", 8765, app, threaded=True)'", 8765,
+                {"HTTPBIN_URL": "http://127.0.0.1:8765/"}),
+}
+
+
+def services(names):
+    """The test step's lines that start the named stand-ins and wait (at most 20 s) until each answers."""
+    out = ""
+    for name in names or ():
+        if name not in SERVICES:
+            continue
+        start, port, env = SERVICES[name]
+        out += (f"{start} >/tmp/passk-{name}.log 2>&1 &\n"
+                f"for _ in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && break; sleep 0.1; done\n"
+                + "".join(f"export {k}={shlex.quote(v)}\n" for k, v in env.items()))
+    return out
+
+
+def _dir_like(src, dst):
+    """A directory at `dst` with the owner and mode of `src` (a snapshot's copy of /venv's directories: the
+    candidate's own, which a later install writes into)."""
+    st = os.lstat(src)
+    os.mkdir(dst)
+    os.chown(dst, st.st_uid, st.st_gid)
+    os.chmod(dst, stat.S_IMODE(st.st_mode))
 
 
 def tree_state(root):

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError, UnbuildableEnvironment
 from harness.environments.bases import build, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
-from harness.inputs.repos.recipes import RepoEnvironment
+from harness.inputs.repos.recipes import STANDIN_PACKAGES, RepoEnvironment
 
 LOCK_FORMAT = 1
 INSTALLER = "pip==24.2"                  # the venv's pip (a PEP 660 editable install, as the harness's conda has)
@@ -361,8 +361,16 @@ RUN python3 -m venv --copies /venv \\
  && /venv/bin/python -m pip freeze --all > /opt/passk/venv-freeze.txt \\
  && cp -a /venv /opt/passk/venv && rm -rf /venv && mkdir /venv /testbed \\
  && chmod -R a+rX /opt/passk && chown 10001:10001 /venv /testbed
+COPY standins /opt/passk/standin-wheels{standins}
+RUN rm -rf /opt/passk/standin-wheels
 LABEL {label_key}="{key}" {label_lock}="{lock}"
 """
+# a stand-in for a network service the tests reach, in a venv of its own (never the environment's)
+_STANDIN_STEP = """
+RUN python3 -m venv /opt/passk/standins/{name} \\
+ && /opt/passk/standins/{name}/bin/python -m pip install -q --no-index --find-links /opt/passk/standin-wheels/{name} \\
+      {pins} \\
+ && chmod -R a+rX /opt/passk/standins"""
 _APT_STEP = """
 # the spec's apt-get step, from Debian's packages, here rather than in each instance's set-up
 RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \\
@@ -372,7 +380,7 @@ RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq 
 
 def image_tag(env: RepoEnvironment, sandbox: dict, lock: dict) -> str:
     h = hashlib.sha256(f"{sandbox['image_id']}\0{lock['sha256']}\0{env.key}\0{' '.join(env.apt)}\0"
-                       f"{_BASE_DOCKERFILE}{_VENV_LINK}{_DOCKERFILE}{_APT_STEP}".encode()).hexdigest()
+                       f"{_BASE_DOCKERFILE}{_VENV_LINK}{_DOCKERFILE}{_APT_STEP}{_STANDIN_STEP}".encode()).hexdigest()
     return f"{REPOSITORY}-{env.key}:{h[:12]}"
 
 
@@ -388,7 +396,9 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
     repo_base = base_image(client, sandbox, log)
     lock = resolve(env, target, projects, log, check=lambda w, r, p: _missing_in_image(client, repo_base, w, r, p),
                    build=lambda sdist, w: _build_in_image(client, repo_base, sdist, w))
-    tag = image_tag(env, sandbox, lock)
+    standins = _standin_locks(env, target, log)
+    tag = image_tag(env, sandbox, {**lock, "sha256": hashlib.sha256(
+        (lock["sha256"] + "".join(f"{n}:{sl['sha256']}" for n, sl in standins.items())).encode()).hexdigest()})
     facts = {**sandbox, "image": tag, "sandbox_image": sandbox["image"], "sandbox_image_id": sandbox["image_id"]}
     try:
         img = client.images.get(tag)
@@ -398,11 +408,17 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
             "installed offline)")
         with tempfile.TemporaryDirectory(prefix="passk-repo-env-") as ctx:
             link_wheels(lock["wheels"], [f["file"] for f in lock["files"]], Path(ctx, "wheels"))
+            Path(ctx, "standins").mkdir()
+            for name, sl in standins.items():
+                link_wheels(sl["wheels"], [p["file"] for p in sl["packages"] + [sl["installer"]]],
+                            Path(ctx, "standins", name))
             packages = lock["requested"] if env.pinned else [*BUILD_TOOLS, *lock["requested"]]
             Path(ctx, "Dockerfile").write_text(_DOCKERFILE.format(
                 key=env.key, repo=env.spec.repo, python=env.spec.python, installer=INSTALLER,
                 packages=" ".join(shlex.quote(p) for p in packages), no_deps="--no-deps " if env.pinned else "",
                 apt=_APT_STEP.format(packages=" ".join(env.apt)) if env.apt else "",   # names checked (specs.apt_step)
+                standins="".join(_STANDIN_STEP.format(name=n, pins=" ".join(shlex.quote(p) for p in STANDIN_PACKAGES[n]))
+                                 for n in standins),
                 label_key=LABEL_KEY, label_lock=LABEL_LOCK, lock=lock["sha256"]))
             img = build(client, ctx, tag, {"REPO_BASE": repo_base})
     freeze = client.containers.run(tag, ["/opt/passk/venv-freeze.txt"], entrypoint="/bin/cat", network_disabled=True,
@@ -416,7 +432,20 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
                                  "sources": env.sources(), "differences": env.differences(lock["python"]) +
                                  pin_differences(env, freeze),
                                  "requirements_sha256": hashlib.sha256((env.requirements or "").encode()).hexdigest()
-                                 if env.requirements else None}}
+                                 if env.requirements else None,
+                                 "standins": {n: [f"{p['name']}=={p['version']}" for p in sl["packages"]]
+                                              for n, sl in standins.items()}}}
+
+
+def _standin_locks(env: RepoEnvironment, target: dict, log) -> dict:
+    """Each stand-in's lock (a pinned package and what it needs, resolved for the image's Python as a
+    library environment is: library.resolve), by name."""
+    if not env.standins:
+        return {}
+    from harness.environments import library
+    from harness.inputs.libraries import Environment
+    return {name: library.resolve(Environment(f"standin-{name}", STANDIN_PACKAGES[name]), target, log)
+            for name in env.standins}
 
 
 def pin_differences(env: RepoEnvironment, freeze: list[str]) -> list[str]:

@@ -21,6 +21,14 @@ from harness.inputs.repos.official import OfficialEnvironment, for_instance
 from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
 
 
+# Stand-ins for what a repository's tests reach over the network, served inside the sandbox (which has no
+# network out): requests' suites fetch from httpbin (HTTPBIN_URL in older versions; the pytest-httpbin
+# fixture of newer ones serves itself). Each is a pinned package set installed into a venv of its own in
+# the environment's image, started by the test step (containers/box/repo.py SERVICES).
+STANDINS = {"psf/requests": ("httpbin",)}
+STANDIN_PACKAGES = {"httpbin": ("httpbin==0.10.4", "importlib-metadata==8.5.0")}   # the second: flask's on Python < 3.10
+
+
 def canonical_name(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -43,6 +51,10 @@ class RepoEnvironment:
     def apt(self) -> tuple[str, ...]:
         return self.spec.apt_packages()
 
+    @property
+    def standins(self) -> tuple[str, ...]:
+        return STANDINS.get(self.spec.repo, ())
+
     def packages(self) -> list[str]:
         """What pip installs into the environment: the official pins, or the spec's requirements."""
         if self.official is not None:
@@ -54,6 +66,7 @@ class RepoEnvironment:
     def holds(self) -> dict:
         """What the image holds, and so what its key hashes."""
         return {"python": self.spec.python, "apt": sorted(self.apt), "pinned": self.pinned,
+                **({"standins": {n: list(STANDIN_PACKAGES[n]) for n in self.standins}} if self.standins else {}),
                 "packages": sorted(self.packages(), key=lambda r: (canonical_name(re.split(r"[<>=!~\[; ]", r)[0]), r))}
 
     @property

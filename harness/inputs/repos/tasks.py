@@ -48,7 +48,7 @@ class PreparedTask:
                 "base": self.tree.base, "pre_install": list(self.spec.setup_steps()),
                 "install": self.spec.install, "eval_commands": list(self.spec.eval_commands),
                 "test_patch": self.task.test_patch, "test_files": self.test_files, "directives": self.directives,
-                "test_cmd": self.spec.test_cmd, "junit": self.junit, "env": env}
+                "test_cmd": self.spec.test_cmd, "junit": self.junit, "env": env, "services": list(self.env.standins)}
 
 
 def prepare(problems: dict, settings, base_limits) -> dict:
