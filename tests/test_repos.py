@@ -113,6 +113,20 @@ def test_grading_passes_on_passed_or_xfail_and_maintains_on_skipped():
     assert grade({}, [], []).resolved                            # nothing asked, nothing failed
 
 
+def test_a_known_difference_is_set_aside_only_for_pass_to_pass_and_said():
+    from harness.inputs.repos.known import for_repository
+    known = frozenset(for_repository("psf/requests"))
+    assert "test_connect_timeout" in known
+    status = {"t.py::TestTimeout::test_connect_timeout[timeout0]": "FAILED", "t.py::test_fix": "PASSED",
+              "t.py::test_other": "PASSED"}
+    p2p = ["t.py::TestTimeout::test_connect_timeout[timeout0]", "t.py::test_other"]
+    report = grade(status, ["t.py::test_fix"], p2p, known=known)
+    assert report.resolved and report.known == ("t.py::TestTimeout::test_connect_timeout[timeout0]",)
+    assert not grade(status, ["t.py::test_fix"], p2p).resolved                      # counted without the table
+    assert not grade(status, ["t.py::TestTimeout::test_connect_timeout[timeout0]"], [], known=known).resolved   # F2P: counted
+    assert not grade({**status, "t.py::test_other": "FAILED"}, ["t.py::test_fix"], p2p, known=known).resolved
+
+
 def test_a_name_cut_inside_its_parameters_matches_when_the_matches_agree():
     status = {"t.py::test_f[log(photon) x]": "PASSED", "t.py::test_f[log(photon) y]": "XFAIL",
               "t.py::test_g[a-1]": "PASSED", "t.py::test_g[a-2]": "FAILED"}

@@ -254,7 +254,9 @@ class RepoSettings:
     `official` installs SWE-bench's exported environment where it published one for the instance (else the
     spec's packages, resolved), `spec` always resolves the spec's packages. `snapshots`: each instance is set
     up and installed once and copied for each candidate (environments/instances.py), rather than set up in
-    every candidate's container."""
+    every candidate's container. `known_differences`: the PASS_TO_PASS tests that cannot pass in the sandbox
+    (inputs/repos/known.json: they need the network) are set aside, each named on the row; false counts
+    them as the harness does."""
 
     dir: str | None = None
     specs: str | None = None
@@ -265,6 +267,7 @@ class RepoSettings:
     strict_tests: bool = False
     pins: str = "official"
     snapshots: bool = True
+    known_differences: bool = True
 
     def __post_init__(self):
         for name in ("dir", "specs"):
@@ -277,8 +280,9 @@ class RepoSettings:
                 raise InputError(f"repos {name} must be a positive number, got {v!r}")
         if not isinstance(self.strict_tests, bool):
             raise InputError(f"repos strict_tests must be true or false, got {self.strict_tests!r}")
-        if not isinstance(self.snapshots, bool):
-            raise InputError(f"repos snapshots must be true or false, got {self.snapshots!r}")
+        for name in ("snapshots", "known_differences"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"repos {name} must be true or false, got {getattr(self, name)!r}")
         if self.pins not in REPO_PINS:
             raise InputError(f"repos pins must be one of {', '.join(REPO_PINS)}, got {self.pins!r}")
 

@@ -37,12 +37,18 @@ def _status(name: str, status_map: dict[str, str]) -> str | None:
     return None if key is None else status_map[key]
 
 
+def _bare(name: str) -> str:
+    """A listed test's function name: the last part of its id, its parameters aside."""
+    return name.rsplit("::", 1)[-1].split("[", 1)[0].strip()
+
+
 @dataclass(frozen=True)
 class Report:
     fail_to_pass: tuple[list[str], list[str]]     # (passed, not passed), in the row's order
     pass_to_pass: tuple[list[str], list[str]]     # (maintained, broken)
     statuses: dict[str, str | None] = field(default_factory=dict)   # every listed test's status (None: absent)
     uncounted: tuple[str, ...] = ()               # listed tests with a status SWE-bench counts neither way
+    known: tuple[str, ...] = ()                   # PASS_TO_PASS tests not counted: known differences (known.json)
 
     @property
     def resolved(self) -> bool:
@@ -61,20 +67,25 @@ class Report:
 
 
 def grade(status_map: dict[str, str], fail_to_pass: list[str], pass_to_pass: list[str],
-          strict: bool = False) -> Report:
+          strict: bool = False, known: frozenset = frozenset()) -> Report:
+    """`known`: the function names of PASS_TO_PASS tests that cannot pass in this sandbox (known.json): one
+    that does not pass is set aside (Report.known), not counted against the candidate."""
     f_ok, f_bad, p_ok, p_bad = [], [], [], []
     statuses: dict[str, str | None] = {}
     uncounted: list[str] = []
+    set_aside: list[str] = []
     for names, good, ok, bad in ((fail_to_pass, PASSING, f_ok, f_bad), (pass_to_pass, MAINTAINED, p_ok, p_bad)):
         for name in names:
             statuses[name] = status = _status(name, status_map)
             if status in good:
                 ok.append(name)
+            elif bad is p_bad and known and _bare(name) in known:
+                set_aside.append(name)
             elif status is None or status in KNOWN or strict:
                 bad.append(name)
             else:
                 uncounted.append(name)
-    return Report((f_ok, f_bad), (p_ok, p_bad), statuses, tuple(uncounted))
+    return Report((f_ok, f_bad), (p_ok, p_bad), statuses, tuple(uncounted), tuple(set_aside))
 
 
 def believable(status_map: dict[str, str], exit_code: int | None) -> str | None:

@@ -25,6 +25,7 @@ class PreparedTask:
     limits: object = None            # config.Limits: one candidate's whole evaluation
     repos_dir: str | None = None     # where the repositories are (the environment resolves from one)
     snapshots: bool = True           # each instance set up once and copied per candidate (environments/instances.py)
+    known_differences: bool = True   # PASS_TO_PASS tests that cannot pass in the sandbox set aside (known.json)
 
     @property
     def test_files(self) -> list[str]:
@@ -81,7 +82,7 @@ def prepare(problems: dict, settings, base_limits) -> dict:
             raise InputError(f"{where}: {task.repo} {task.version}'s environment cannot be built here: {why}")
         out[task_id] = replace(problem, repo=PreparedTask(task, spec, env, t, bool(settings.strict_tests),
                                                            settings.limits(base_limits), settings.dir,
-                                                           bool(settings.snapshots)))
+                                                           bool(settings.snapshots), bool(settings.known_differences)))
     # each environment's wheels must serve every instance's tree that uses it (one base commit may need what
     # another does not): the environment carries them all
     commits: dict = {}

@@ -21,6 +21,7 @@ import re
 
 from harness.core.text import clean
 from harness.inputs.repos.grading import PASSING, believable, grade, resolve
+from harness.inputs.repos.known import for_repository
 from harness.inputs.repos.parsers import parse
 from harness.inputs.repos.patches import touches_tests
 from harness.inputs.repos.rows import EMPTY_PATCH, PATCH_TOO_LARGE
@@ -136,7 +137,12 @@ def apply(row, task, sample, result: dict) -> None:
             if task.strict:   # a pass needs both: the log and the runner's own report
                 statuses = {k: ("FAILED" if k in {resolve(n, statuses) for n in disagree} else v)
                             for k, v in statuses.items()}
-    report = grade(statuses, task.task.fail_to_pass, task.task.pass_to_pass, strict=task.strict)
+    known = for_repository(task.task.repo) if task.known_differences else {}
+    report = grade(statuses, task.task.fail_to_pass, task.task.pass_to_pass, strict=task.strict,
+                   known=frozenset(known))
+    if report.known:   # set aside, and said: which listed tests, and why each cannot pass here
+        detail["known_differences"] = "; ".join(
+            f"{clean(n, 300)} ({known[n.rsplit('::', 1)[-1].split('[', 1)[0].strip()]})" for n in report.known[:10])[:1000]
     detail["graded_tests"] = len(statuses)
     # what a fractional reward reads (serve/bodies.py): FAIL_TO_PASS passing, and whether PASS_TO_PASS held
     detail["fail_to_pass_passed"], detail["fail_to_pass_total"] = len(report.fail_to_pass[0]), len(task.task.fail_to_pass)
