@@ -396,6 +396,50 @@ def test_the_candidates_tree_holds_no_later_commit_tag_or_reflog(tmp_path):
     assert (where / "tinycalc" / "__init__.py").read_text().endswith("return sum(xs) / len(xs)\n")   # the base's
 
 
+def test_a_submodule_comes_from_its_own_repository_under_repos(tmp_path):
+    """astropy 3.x's tree holds astropy_helpers as a submodule: its files are checked out at the recorded
+    commit from DIR/<owner>/<name> (the URL .gitmodules names), never fetched."""
+    import tarfile
+    from harness.inputs.repos.trees import tree
+    from tests.repo_fixtures import git, make_repository
+    repos, base, _ = make_repository(tmp_path)
+    helpers = repos / "passk-tests" / "helpers"
+    helpers.mkdir(parents=True)
+    git(helpers, "init", "-q", "-b", "main")
+    (helpers / "helper.py").write_text("HELP = 1\n")
+    git(helpers, "add", "-A")
+    git(helpers, "commit", "-q", "-m", "helpers")
+    sub = git(helpers, "rev-parse", "HEAD")
+    work = repos / "passk-tests" / "tinycalc"
+    (work / ".gitmodules").write_text('[submodule "helpers"]\n\tpath = helpers\n'
+                                      '\turl = https://github.com/passk-tests/helpers.git\n')
+    git(work, "add", ".gitmodules")
+    git(work, "update-index", "--add", "--cacheinfo", f"160000,{sub},helpers")
+    git(work, "commit", "-q", "-m", "with a submodule")
+    with_sub = git(work, "rev-parse", "HEAD")
+    t = tree(repos, "passk-tests/tinycalc", with_sub, "passk-tests__tinycalc-sub")
+    with tarfile.open(t.path) as tar:
+        names = tar.getnames()
+        assert "helpers/helper.py" in names and "tinycalc/__init__.py" in names
+        assert tar.extractfile("helpers/helper.py").read() == b"HELP = 1\n"
+    # its commit not there: named
+    git(work, "update-index", "--cacheinfo", f"160000,{'1' * 40},helpers")
+    git(work, "commit", "-q", "-m", "a submodule commit nobody has")
+    with pytest.raises(InputError, match="submodule helpers.*1111111111"):
+        tree(repos, "passk-tests/tinycalc", git(work, "rev-parse", "HEAD"), "passk-tests__tinycalc-sub2")
+
+
+def test_a_mirror_that_lacks_a_file_of_the_tree_is_refused_by_name(tmp_path):
+    from harness.inputs.repos.trees import tree
+    from tests.repo_fixtures import git, make_repository
+    repos, base, _ = make_repository(tmp_path)
+    work = repos / "passk-tests" / "tinycalc"
+    blob = git(work, "rev-parse", f"{base}:tests/test_calc.py")
+    (work / ".git" / "objects" / blob[:2] / blob[2:]).unlink()   # as a size-limited mirror leaves a large file out
+    with pytest.raises(InputError, match=r"lacks 1 file\(s\) the tree needs \(tests/test_calc.py\)"):
+        tree(repos, "passk-tests/tinycalc", base, "passk-tests__tinycalc-1")
+
+
 def test_a_swe_bench_environment_spec_is_read_or_refused_by_name():
     from harness.inputs.repos.specs import spec_for
     sympy = spec_for("sympy/sympy", "1.1")

@@ -94,7 +94,8 @@ def _list(value):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rows", required=True, help="SWE-bench rows (JSON Lines)")
+    ap.add_argument("--rows", required=True, action="append",
+                    help="SWE-bench rows (JSON Lines; repeatable: Lite's and Verified's, an instance once)")
     ap.add_argument("--repos", required=True, help="DIR/<owner>/<name>: the repositories")
     ap.add_argument("--repo", action="append", default=[], help="only these repositories (repeatable)")
     ap.add_argument("--instances", type=int, default=0, help="at most this many instances per repository (0: all)")
@@ -106,15 +107,32 @@ def main() -> int:
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    rows, per_repo = [], defaultdict(int)
-    for line in Path(args.rows).read_text().splitlines():
-        r = json.loads(line)
-        if args.repo and r["repo"] not in args.repo:
-            continue
-        if args.instances and per_repo[r["repo"]] >= args.instances:
-            continue
-        per_repo[r["repo"]] += 1
-        rows.append(r)
+    rows, per_repo, seen, refused, sets = [], defaultdict(int), set(), [], defaultdict(list)
+    from harness.inputs.repos.recipes import recipe
+    from harness.inputs.repos.specs import spec_for
+    from harness.core.errors import InputError
+    for path in args.rows:
+        for line in Path(path).read_text().splitlines():
+            r = json.loads(line)
+            sets[r["instance_id"]].append(Path(path).stem)
+            if r["instance_id"] in seen or (args.repo and r["repo"] not in args.repo):
+                continue
+            if args.instances and per_repo[r["repo"]] >= args.instances:
+                continue
+            seen.add(r["instance_id"])
+            try:   # what cannot be built here is refused by name, as `passk evaluate` refuses it
+                spec = spec_for(r["repo"], r["version"], where=r["instance_id"])
+                why = spec.unbuildable() or recipe(spec, r["instance_id"], None, None).unbuildable()
+                if not why:   # the tree: a file the mirror lacks, a submodule (cached for the run)
+                    from harness.inputs.repos.trees import tree
+                    tree(args.repos, r["repo"], r["base_commit"], r["instance_id"])
+            except InputError as e:
+                why = str(e)
+            if why:
+                refused.append((r["instance_id"], r["version"], why))
+                continue
+            per_repo[r["repo"]] += 1
+            rows.append(r)
     rows_file, preds_file = out / "rows.jsonl", out / "preds.jsonl"
     rows_file.write_text("".join(json.dumps(r) + "\n" for r in rows))
     preds_file.write_text("".join(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": name,
@@ -124,8 +142,7 @@ def main() -> int:
     results = {}
     for r in passk_run.evaluate(rows_file, preds_file, run, "--repos", args.repos, workers=args.workers):
         results[(r["task_id"], r["sample_index"])] = r      # the last row of a candidate counts
-    from harness.inputs.repos.specs import spec_for
-    table, counts, differences = [], defaultdict(lambda: [0, 0, 0, 0, 0, 0]), []
+    table, counts, differences, known = [], defaultdict(lambda: [0, 0, 0, 0, 0, 0]), [], defaultdict(set)
     for r in rows:
         got = {name: results.get((r["instance_id"], i)) for i, (name, _) in enumerate(CANDIDATES)}
         if any(v is None for v in got.values()):
@@ -139,7 +156,10 @@ def main() -> int:
                 log = got[name]["channel_detail"].get("log")
                 theirs[name] = swebench_report(Path(args.swebench), parser, r, run / log if log else None,
                                                r["patch"] if patch is None else patch)
-        c = counts[r["repo"]]
+        for g in got.values():
+            if g["channel_detail"].get("known_differences"):
+                known[r["repo"]].update(re.findall(r"::([A-Za-z0-9_]+)(?:\[[^\]]*\])? \(", g["channel_detail"]["known_differences"]))
+        c = counts[(r["repo"], r["version"])]
         c[0] += 1
         c[1] += got["gold"]["status"] == "passed"
         c[2] += got["empty"]["status"] != "passed"
@@ -162,10 +182,26 @@ def main() -> int:
     from scripts.lib import figures
     body = figures.table(["instance", "version", "gold (passk)", "empty (passk)", "no-op (passk)",
                           "swebench 5.0.2 on passk's logs", "gold's wall"], table)
+    def version_key(v):
+        return [int(x) if x.isdigit() else 0 for x in v.split(".")]
+    body += "\n\n" + figures.table(
+        ["repository", "version", "instances", "gold resolved", "empty not resolved", "no-op not resolved",
+         "swebench's grading agrees", "instances with an error row"],
+        [[repo, version, *c] for (repo, version), c in sorted(counts.items(), key=lambda kv: (kv[0][0], version_key(kv[0][1])))])
+    totals = defaultdict(lambda: [0] * 6)
+    for (repo, _), c in counts.items():
+        totals[repo] = [a + b for a, b in zip(totals[repo], c)]
     body += "\n\n" + figures.table(
         ["repository", "instances", "gold resolved", "empty not resolved", "no-op not resolved",
          "swebench's grading agrees", "instances with an error row"],
-        [[repo, *c] for repo, c in sorted(counts.items())])
+        [[repo, *c] for repo, c in sorted(totals.items())] + [["all", *[sum(c[i] for c in totals.values()) for i in range(6)]]])
+    if known:
+        body += "\n\nKnown differences set aside (PASS_TO_PASS tests that cannot pass without a network; " \
+                "harness/inputs/repos/known.json says why):\n\n" + "\n".join(
+                    f"- {repo}: {', '.join(sorted(names))}" for repo, names in sorted(known.items()))
+    if refused:
+        body += "\n\nRefused by name (this machine cannot build them as the harness does):\n\n" + "\n".join(
+            f"- {iid} ({version}): {why}" for iid, version, why in refused)
     body += "\n\nDifferences:\n\n" + ("\n".join(f"- {d}" for d in differences) if differences else "- none") + "\n"
     print(body)
     if args.write_docs:

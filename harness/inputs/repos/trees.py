@@ -26,7 +26,7 @@ from pathlib import Path
 from harness.core.errors import HarnessError, InputError
 
 CANDIDATE_UID = 10001          # containers/box/layout.py: the files are the candidate's in the container
-TREE_FORMAT = 2
+TREE_FORMAT = 3                 # 3: submodules checked out from --repos
 FIXED_DATE = "2000-01-01T00:00:00+0000"
 MAX_TREE_BYTES = 1 << 30       # a tree larger than this is refused (SWE-bench's largest are a few hundred MB)
 
@@ -91,11 +91,18 @@ def scm_version(gdir: Path, commit: str) -> str | None:
     return f"{bumped}.dev{distance}+g{node}"
 
 
-def export(repos, repo: str, commit: str, work: Path, gdir: Path | None = None) -> Path:
+def export(repos, repo: str, commit: str, work: Path, gdir: Path | None = None, depth: int = 0) -> Path:
     """The files of `commit` checked out into `work` (a new directory), as the harness's clone makes them
     (attributes and filters apply), with an index of our own: the repository's HEAD, index and refs are
-    left as they are."""
+    left as they are. A submodule (astropy 3.x's astropy_helpers) is checked out at its recorded commit
+    from its own repository under `repos` (the URL .gitmodules names, as DIR/<owner>/<name>). InputError
+    naming the path for what this machine does not hold: a file the mirror lacks, a submodule's repository
+    or commit."""
     gdir = gdir or check_available(repos, repo, commit, repo)
+    missing = missing_objects(gdir, commit)
+    if missing:
+        raise InputError(f"{repo} at {commit}: the repository here lacks {len(missing)} file(s) the tree needs "
+                         f"({', '.join(missing[:3])}); a partial mirror cannot give the tree as the harness has it")
     work.mkdir(parents=True)
     env = {"GIT_INDEX_FILE": str(work.parent / f".{work.name}.index")}
     try:
@@ -103,7 +110,71 @@ def export(repos, repo: str, commit: str, work: Path, gdir: Path | None = None) 
         _git(gdir, f"--work-tree={work}", "checkout-index", "--all", "--force", env=env)
     finally:
         Path(env["GIT_INDEX_FILE"]).unlink(missing_ok=True)
+    for path, sub_repo, sub_commit in submodules(gdir, commit, repo):
+        if depth >= 2:
+            raise InputError(f"{repo} at {commit}: submodules nested more than two deep ({path})")
+        target = work / path
+        if target.exists():
+            if any(target.iterdir()):
+                raise InputError(f"{repo} at {commit}: submodule path {path} is not empty in the tree")
+            target.rmdir()
+        where = f"{repo} at {commit[:12]}, submodule {path}"
+        export(repos, sub_repo, sub_commit, target, check_available(repos, sub_repo, sub_commit, where), depth + 1)
     return work
+
+
+_SUBMODULE_URL = re.compile(r"^(?:https?://|git@|git://)github\.com[/:]([A-Za-z0-9][A-Za-z0-9_.-]{0,99})/"
+                            r"([A-Za-z0-9][A-Za-z0-9_.-]{0,99}?)(?:\.git)?/?$")
+
+
+def submodules(gdir: Path, commit: str, repo: str) -> list[tuple[str, str, str]]:
+    """[(path in the tree, owner/name of its repository, its commit)] of the tree's submodules (its gitlinks,
+    with .gitmodules' URL for each); a gitlink .gitmodules does not map, or a URL that is not GitHub's, is
+    InputError naming it."""
+    listing = _git(gdir, "ls-tree", "-r", "-z", commit).stdout.split(b"\0")
+    links = {}
+    for entry in listing:
+        if entry.startswith(b"160000 commit "):
+            meta, _, path = entry.partition(b"\t")
+            links[path.decode("utf-8", "replace")] = meta.split()[2].decode()
+    if not links:
+        return []
+    proc = _git(gdir, "show", f"{commit}:.gitmodules", check=False)
+    config = subprocess.run(["git", "config", "--file", "-", "--get-regexp", r"^submodule\..*\.(path|url)$"],
+                            input=proc.stdout[:1 << 20], capture_output=True).stdout.decode("utf-8", "replace")
+    paths, urls = {}, {}
+    for line in config.splitlines():
+        key, _, value = line.partition(" ")
+        name, _, field = key[len("submodule."):].rpartition(".")
+        (paths if field == "path" else urls)[name] = value.strip()
+    by_path = {paths[n]: urls.get(n, "") for n in paths}
+    out = []
+    for path, sub_commit in sorted(links.items()):
+        url = by_path.get(path)
+        parts = Path(path).parts
+        if url is None or path.startswith("/") or ".." in parts or ".git" in parts:
+            raise InputError(f"{repo} at {commit}: submodule {path[:200]!r} is not one .gitmodules maps")
+        m = _SUBMODULE_URL.match(url)
+        if m is None:
+            raise InputError(f"{repo} at {commit}: submodule {path[:200]!r} comes from {url[:200]!r}, not a GitHub "
+                             "repository passk can find under --repos")
+        out.append((path, f"{m.group(1)}/{m.group(2)}", sub_commit))
+    return out
+
+
+def missing_objects(gdir: Path, commit: str) -> list[str]:
+    """The files of the tree at `commit` whose contents the repository does not hold (a partial mirror)."""
+    listing = _git(gdir, "ls-tree", "-r", "-z", commit).stdout.split(b"\0")
+    blobs = {}
+    for entry in listing:
+        meta, _, path = entry.partition(b"\t")
+        words = meta.split()
+        if len(words) == 3 and words[1] == b"blob":
+            blobs.setdefault(words[2].decode(), path.decode("utf-8", "replace"))
+    if not blobs:
+        return []
+    proc = _git(gdir, "cat-file", "--batch-check", input="\n".join(blobs).encode() + b"\n")
+    return [blobs[line.split()[0]] for line in proc.stdout.decode().splitlines() if line.endswith(" missing")]
 
 
 def cache_dir() -> Path:
