@@ -173,6 +173,11 @@ def repo_environment_checks(client) -> list[Check]:
     if not images:
         out.append(Check("repository environments", True, "none built yet (each is built on first use: one image "
                          "per environment, never one per instance)", "", needed=False))
+    from harness.environments import instances
+    snaps = list(instances.root().glob("*/*/facts.json")) if instances.root().is_dir() else []
+    if snaps:
+        out.append(Check("repository instance snapshots", True, f"{len(snaps)} under {instances.root()} "
+                         f"({instances.disk_bytes() / 1e9:.2f} GB; each instance set up once)", "", needed=False))
     return out
 
 

@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
-"""Repository tasks, speed and disk: passk's environment images (how many, how large, minutes to build once
-from nothing cached), the seconds a candidate costs beyond its tests' own run, and a group of 32 candidates
-on one instance (what one RL step asks) with 2 workers; beside them the official structure's cost for the
-same instances (SWE-bench's harness builds an instance image per instance: its instance layer holds a clone
-of the repository with its whole history and the repository's install; measured here as that clone's size).
+"""Repository tasks, speed and disk: passk's environment images (how many for the instances, how large,
+minutes to build from nothing cached), its instance snapshots (how many, how large, minutes to set up), the
+seconds a candidate costs beyond its tests' own run (median and p90), and a group of 32 candidates on one
+instance (what one RL step asks) with 2 workers; beside them the official structure's cost for the same
+instances (SWE-bench's harness builds an image per instance: its instance layer holds a clone of the
+repository with its whole history and the repository's install; measured here as that clone's size, a
+lower bound).
 
-    python3 scripts/speed/bench_repos.py --rows ../shared/data/swe-bench/swe-bench-lite-test.jsonl --repos /tmp/repos \\
-        --repo sympy/sympy --repo pytest-dev/pytest --group pytest-dev__pytest-5227 \\
-        [--from-run /tmp/repos-agreement/run] [--write-docs]
+    python3 scripts/speed/bench_repos.py --rows ../shared/data/swe-bench/swe-bench-verified-test-9repos.jsonl \\
+        --repos /tmp/repos --group pytest-dev__pytest-7373 --group-rows ../shared/data/swe-bench/swe-bench-lite-test.jsonl \\
+        [--from-run /tmp/ra-full/run] [--rebuild 0] [--write-docs]
 
---from-run reads the per-candidate figures from an earlier run's rows (scripts/agreement/repos_agreement.py's) instead
-of running every instance again."""
+On a fresh engine (scripts/drills/fresh_engine.sh, DOCKER_HOST and PASSK_CACHE_DIR set) every image is built
+from nothing and its minutes are what a new machine pays; --rebuild N also removes and rebuilds N per
+repository on a warm one. --from-run reads the per-candidate figures from an earlier run's rows
+(scripts/agreement/repos_agreement.py's) instead of running every instance again. What this machine cannot
+build (refused by name: a Python no Debian base gives, a file the mirror lacks) is left out and counted."""
 
 from __future__ import annotations
 
@@ -41,6 +46,25 @@ def overhead(row: dict) -> float | None:
     return None if test is None or row.get("wall_s") is None else row["wall_s"] - test
 
 
+def buildable(rows: list, repos: str) -> tuple[list, list]:
+    """(the rows this machine can build, [(instance, why not)] for the others), as passk evaluate decides."""
+    from harness.core.errors import InputError
+    from harness.inputs.repos.recipes import recipe
+    from harness.inputs.repos.specs import spec_for
+    from harness.inputs.repos.trees import tree
+    ok, refused = [], []
+    for r in rows:
+        try:
+            spec = spec_for(r["repo"], r["version"], where=r["instance_id"])
+            why = spec.unbuildable() or recipe(spec, r["instance_id"], None, None).unbuildable()
+            if not why:
+                tree(repos, r["repo"], r["base_commit"], r["instance_id"])
+        except InputError as e:
+            why = str(e)
+        (refused.append((r["instance_id"], why)) if why else ok.append(r))
+    return ok, refused
+
+
 def environments(rows: list, repos: str, rebuild: int) -> list:
     """[(key, python, packages, image MB, unique MB, build minutes)] of each environment the rows need; the
     first `rebuild` of each repository built from nothing cached (its image removed, its wheels resolved
@@ -68,9 +92,10 @@ def environments(rows: list, repos: str, rebuild: int) -> list:
                 client.images.remove(img.id, force=True)
             shutil.rmtree(cache_root() / key, ignore_errors=True)
         env2, projects = from_settings(to_settings(env, repos))
+        fresh = not client.images.list(filters={"label": f"org.passk.repo-environment={key}"})
         t0 = time.monotonic()
         facts = repo_image(client, sandbox, env2, projects)
-        minutes = (time.monotonic() - t0) / 60 if timed else None
+        minutes = (time.monotonic() - t0) / 60 if timed or fresh else None
         size = client.images.get(facts["image_id"]).attrs["Size"]
         base = client.images.get(sandbox["image_id"]).attrs["Size"]
         images["sandbox"].add(sandbox["image_id"])
@@ -106,19 +131,28 @@ def clone_mb(repos: str, repo: str) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rows", required=True)
+    ap.add_argument("--rows", required=True, action="append", help="SWE-bench rows (repeatable; an instance once)")
     ap.add_argument("--repos", required=True)
     ap.add_argument("--repo", action="append", default=[])
     ap.add_argument("--group", required=True, help="the instance the 32-candidate group runs on")
+    ap.add_argument("--group-rows", default=None, help="the rows file that holds --group (default: --rows)")
     ap.add_argument("--from-run", default=None, help="an earlier run's directory (its rows give the per-candidate figures)")
-    ap.add_argument("--rebuild", type=int, default=2,
+    ap.add_argument("--rebuild", type=int, default=0,
                     help="environments per repository rebuilt from nothing cached and timed (the others sized)")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
-    rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines()]
-    rows = [r for r in rows if not args.repo or r["repo"] in args.repo]
+    rows, seen = [], set()
+    for path in args.rows:
+        for line in Path(path).read_text().splitlines():
+            r = json.loads(line)
+            if r["instance_id"] not in seen and (not args.repo or r["repo"] in args.repo):
+                seen.add(r["instance_id"])
+                rows.append(r)
+    rows, refused = buildable(rows, args.repos)
     lines = []
+    t0 = time.monotonic()
     envs, distinct_mb = environments(rows, args.repos, args.rebuild)
+    build_minutes = (time.monotonic() - t0) / 60
     from scripts.lib import figures
     lines.append(figures.table(["environment", "Python", "packages", "image MB", "MB over passk's sandbox image",
                                 "minutes to build (nothing cached)"],
@@ -131,18 +165,35 @@ def main() -> int:
     for repo, its in sorted(by_repo.items()):
         mb = clone_mb(args.repos, repo)
         official.append([repo, len(its), f"{mb:.0f}", f"{mb * len(its) / 1e3:.1f}"])
+    official.append(["all", len(rows), "", f"{sum(float(o[3]) for o in official):.1f}"])
     lines.append(figures.table(["repository", "instances", "one instance layer's clone, MB (the official structure)",
                                 "GB for these instances (clones alone, before installs and the env layers)"], official))
-    lines.append(f"passk: {len(envs)} environment image(s) for {len(rows)} instances, {distinct_mb / 1e3:.2f} GB on disk "
-                 f"over its sandbox images (each layer counted once: the environments share their repository base; "
-                 f"the per-image column above counts it in each, {sum(u for _, _, _, _, u, _ in envs) / 1e3:.2f} GB).")
+    timed = [m for *_, m in envs if m is not None]
+    lines.append(f"passk: {len(envs)} environment image(s) for {len(rows)} instances ({len(refused)} more refused by "
+                 f"name), {distinct_mb / 1e3:.2f} GB on disk over its sandbox images (each layer counted once: the "
+                 f"environments share their repository base; the per-image column above counts it in each, "
+                 f"{sum(u for _, _, _, _, u, _ in envs) / 1e3:.2f} GB); {len(timed)} built from nothing here in "
+                 f"{sum(timed):.1f} minutes ({build_minutes:.1f} minutes for this step in all).")
+    from harness.environments import instances
+    snaps = [json.loads(p.read_text()) for p in instances.root().glob("*/*/facts.json")]
+    ids = {r["instance_id"] for r in rows}
+    mine = [f for f in snaps if f.get("instance_id") in ids]
+    if mine:
+        setup = [f["setup_s"] for f in mine if isinstance(f.get("setup_s"), (int, float))]
+        lines.append(f"Instance snapshots on this machine for these instances: {len({f['instance_id'] for f in mine})} "
+                     f"({len(mine)} with every environment image they were made on), "
+                     f"{instances.disk_bytes() / 1e9:.2f} GB for all snapshots in the cache; set-up (the spec's "
+                     f"pre-install and install, once per instance) median {statistics.median(setup):.1f} s, max "
+                     f"{max(setup):.0f} s, {sum(setup) / 60:.0f} minutes in all.")
     if args.from_run:
         done = [json.loads(line) for line in (Path(args.from_run) / "results.jsonl").read_text().splitlines()]
-        extra = [o for o in (overhead(r) for r in done) if o is not None]
+        extra = sorted(o for o in (overhead(r) for r in done) if o is not None)
         if extra:
+            p90 = extra[min(len(extra) - 1, int(0.9 * len(extra)))]
             lines.append(f"Seconds per candidate beyond its tests' own run ({len(extra)} candidates of {args.from_run}): "
-                         f"median {statistics.median(extra):.1f} s, max {max(extra):.1f} s.")
-    group = next(r for r in rows if r["instance_id"] == args.group)
+                         f"median {statistics.median(extra):.2f} s, p90 {p90:.2f} s, max {max(extra):.1f} s.")
+    group_rows = [json.loads(line) for line in Path(args.group_rows or args.rows[0]).read_text().splitlines()]
+    group = next(r for r in group_rows if r["instance_id"] == args.group)
     with tempfile.TemporaryDirectory(prefix="passk-bench-repos-") as tmp:
         rows_file, preds_file = Path(tmp, "rows.jsonl"), Path(tmp, "preds.jsonl")
         rows_file.write_text(json.dumps(group) + "\n")
@@ -157,8 +208,11 @@ def main() -> int:
     extra = [o for o in (overhead(r) for r in got) if o is not None]
     tests = [r["channel_detail"].get("test_s") for r in got if r["channel_detail"].get("test_s") is not None]
     lines.append(f"A group of 32 candidates (the gold patch) on {group['instance_id']}, 2 workers: {took:.0f} s "
-                 f"({32 / took * 60:.1f} candidates/min); labels {labels}; each candidate's tests "
-                 f"{statistics.median(tests):.1f} s (median), beyond them {statistics.median(extra):.1f} s (median).")
+                 f"({32 / took * 60:.1f} candidates/min; its snapshot made once, if it was not there); labels {labels}; "
+                 f"each candidate's tests {statistics.median(tests):.1f} s (median), beyond them "
+                 f"{statistics.median(extra):.2f} s (median).")
+    if refused:
+        lines.append("Refused by name: " + "; ".join(f"{i}: {w.splitlines()[0][:160]}" for i, w in refused))
     body = "\n\n".join(lines) + "\n"
     print(body)
     if args.write_docs:
