@@ -166,6 +166,33 @@ def _huge_patch(size: int) -> str:
             f"+++ b/tinycalc/huge.txt\n@@ -0,0 +1,{lines} @@\n" + ("+" + "x" * 62 + "\n") * lines)
 
 
+def real_attacks(gold: str, pytest_runner: bool) -> list:
+    """The attacks that need nothing of a repository's own files, for a real instance (its gold patch), each
+    with the labels written before it ran: a pytest suite picks up a root conftest.py (the harness resolves
+    it too); sympy's bin/test does not. None may pass under --strict-tests but the honest ones."""
+    forged = ("passed", "resolved") if pytest_runner else ("failed", "tests_failed")
+    why = "the patch's code runs in the test process: the harness's grading resolves it too" if pytest_runner else ""
+    return [
+        PatchAttack("the gold patch (honest)", gold, ("passed", "resolved"), ("passed", "resolved")),
+        PatchAttack("a conftest.py that marks every test passed, under a quoted header",
+                    _new_file_patch("conftest.py", PASS_ALL, quoted=True), forged, ("failed", "test_tampering"),
+                    documented=why),
+        PatchAttack("the same conftest.py by a patch with no diff --git line",
+                    _new_file_patch("conftest.py", PASS_ALL, git=False), forged, ("failed", "test_tampering"),
+                    documented=why),
+        PatchAttack("a .git/hooks/post-checkout that writes that conftest.py (only `patch` applies it)",
+                    _new_file_patch(".git/hooks/post-checkout", HOOK, mode="100755"),
+                    ("failed", "tests_failed"), ("failed", "test_tampering")),
+        PatchAttack("the gold patch and a .pth in the venv that ends every later Python",
+                    gold + _new_file_patch("passk_evil_pth.py", "import glob, os\nfor d in glob.glob("
+                                           "'/venv/lib/python3*/site-packages'):\n    open(d + '/zz_evil.pth', 'w')"
+                                           ".write('import os; os._exit(3)\\n')\n", git=False),
+                    ("passed", "resolved"), ("passed", "resolved"),
+                    documented="the file it adds is never imported by the tests: it changes nothing; a later "
+                               "candidate's container is new either way"),
+    ]
+
+
 HONEST_AFTER = 4
 
 

@@ -545,3 +545,56 @@ def test_audit_reruns_a_repository_task_that_its_time_limit_decided(tmp_path):
     result = audit(out, (3.0,), repeat=0)
     assert [(f["from"], f["to"]) for f in result["relaxed"][0]["flips"]] == [("timed_out", "passed")], result["relaxed"]
     assert sys.executable   # (the audit ran in this process, on the run's own recorded settings)
+
+
+# -- pure pieces of the instance snapshot and the tree walk (containers/box/repo.py) ---------------------------
+def test_the_install_runs_again_only_where_the_patch_changed_what_it_installs():
+    import stat
+    from harness.containers.box.repo import install_needed
+    before = {"pkg": (stat.S_IFDIR, 0o755), "pkg/mod.py": (stat.S_IFREG,), "setup.py": (stat.S_IFREG,),
+              "tests": (stat.S_IFDIR, 0o755)}
+    editable = "python -m pip install -e .[test]"
+    assert install_needed(["pkg/mod.py", "tests/test_x.py", ".git/index"], before, editable)[0] is False
+    assert install_needed(["CHANGES.rst", "README.md", "pkg/mod.py"], before, editable)[0] is False
+    for changed, why in ((["setup.py"], "setup.py"), (["pkg/_speedups.c"], "_speedups.c"), (["pkg/x.pyx"], "x.pyx"),
+                         (["newpkg/__init__.py"], "top-level"), (["top.py"], "root"), (["pyproject.toml"], "pyproject")):
+        needed, reason = install_needed(changed, before, editable)
+        assert needed and why in reason, (changed, reason)
+    assert install_needed(["pkg/mod.py"], before, "python -m pip install .")[0] is True   # it copies the code
+    assert install_needed(["setup.py"], before, "")[0] is False                          # nothing to run
+
+
+def test_the_tree_walk_sees_what_a_patch_changed_dot_git_included(tmp_path):
+    import os
+    from harness.containers.box.repo import changed_paths, tree_state
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.py").write_text("1\n")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config").write_text("[core]\n")
+    (tmp_path / "link").symlink_to("a/x.py")
+    before, stopped = tree_state(tmp_path)
+    assert not stopped and set(before) == {"a", "a/x.py", ".git", ".git/config", "link"}
+    (tmp_path / "a" / "x.py").write_text("2\n")              # changed
+    (tmp_path / ".git" / "hooks").mkdir()                     # a hook under .git
+    (tmp_path / ".git" / "hooks" / "post-checkout").write_text("#!/bin/sh\n")
+    os.unlink(tmp_path / "link")                              # removed
+    (tmp_path / "link").symlink_to("/etc/passwd")             # a link re-pointed (never followed)
+    (tmp_path / "new\nline.py").write_text("")                # a hostile name, kept as it is
+    after, _ = tree_state(tmp_path)
+    assert changed_paths(before, after) == sorted([".git/hooks", ".git/hooks/post-checkout", "a/x.py", "link",
+                                                   "new\nline.py"])
+
+
+def test_two_instances_that_hold_the_same_share_an_environment():
+    from harness.inputs.repos.recipes import recipe
+    from harness.inputs.repos.specs import spec_for
+    a = recipe(spec_for("sympy/sympy", "1.1"), "sympy__sympy-13031", None, None)
+    b = recipe(spec_for("sympy/sympy", "1.7"), "sympy__sympy-20590", None, None)
+    assert a.pinned and b.pinned
+    assert (a.key == b.key) == (a.holds() == b.holds())
+    # two versions years apart whose exported environments pin the same packages: one image
+    assert a.spec.version != "1.12" and a.key == recipe(spec_for("sympy/sympy", "1.12"), "sympy__sympy-24213", None, None).key
+    lite_only = recipe(spec_for("pytest-dev/pytest", "5.4"), "pytest-dev__pytest-7373", None, None)
+    assert not lite_only.pinned and lite_only.differences()[0].startswith("SWE-bench published no exported")
+    spec_only = recipe(spec_for("sympy/sympy", "1.1"), "sympy__sympy-13031", None, None, official=False)
+    assert not spec_only.pinned and spec_only.key != a.key
