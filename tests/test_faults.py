@@ -249,3 +249,39 @@ def test_a_second_stop_does_not_wait_for_the_grace(tmp_path):
     assert code == 130 and "Traceback" not in err, err
     assert took < 30, (took, err)
     assert left == []
+
+
+def test_a_row_is_handed_over_while_later_jobs_are_still_being_submitted():
+    """Regression: every job was submitted before any row was handed over. Submitting a repository task can
+    take minutes (its environment's image is built when its first job comes), so a run over many
+    environments held every finished row in memory, unwritten, until the last image was built: a run killed
+    meanwhile lost them. A fake executor (pure logic: no sandbox) blocks the second submission until the
+    first row has been handed over."""
+    import concurrent.futures
+    from harness.execution.dispatch import execute
+    from harness.execution.jobs import Job
+    from harness.inputs.problem import Problem
+    from harness.inputs.samples import Sample
+    from harness.records.results import ResultRow
+    handed = threading.Event()
+
+    class Fake:
+        def start(self):
+            return {}
+
+        def submit_job(self, job):
+            if job.sample.sample_index == 1:
+                assert handed.wait(10), "the first row was not handed over while the second job was submitted"
+            f = concurrent.futures.Future()
+            f.set_result(ResultRow(task_id=job.sample.task_id, sample_index=job.sample.sample_index, status="passed"))
+            return f
+
+    problem = Problem("t/0", "def f():\n", "def check(c):\n    pass\n", "f")
+    jobs = [Job(problem, Sample("t/0", i, "def f():\n    pass\n", "completion", "test")) for i in range(2)]
+    rows = []
+
+    def on_row(row):
+        rows.append(row)
+        handed.set()
+    execute(jobs, Limits(), SandboxSettings(workers=1), "fake", on_row, evaluator=Fake())
+    assert [r.sample_index for r in rows] == [0, 1]

@@ -7,6 +7,7 @@ Executor interface (executor.py), one entry in EXECUTOR_CLASSES and its name in 
 from __future__ import annotations
 
 import queue
+import threading
 from typing import Callable
 
 from harness.execution.evaluator import Evaluator
@@ -20,6 +21,13 @@ from harness.records.results import ResultRow
 # The executors by the name a run's settings give (SandboxSettings.executor, --executor): one for each name
 # of core.constants.EXECUTORS (tests/test_evaluator.py holds the two to each other).
 EXECUTOR_CLASSES: dict[str, Callable[..., Executor]] = {"local": Evaluator, "ray": RayExecutor}
+
+
+class _SubmitFailed:
+    """What the submitting thread hands the loop when submitting a job raised: the loop raises it."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
 
 
 STOP_GRACE_S = 10.0   # on a stop, how long the candidates already running may take to finish (their rows kept)
@@ -57,11 +65,27 @@ def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: st
             return facts
         bar = Progress(total if total is not None else len(jobs), initial, progress)
         done: queue.Queue = queue.Queue()
-        for job in jobs:
-            ev.submit_job(job).add_done_callback(done.put)
+        stop = threading.Event()
+
+        def submit_all() -> None:
+            # Submitting can take minutes (a repository environment's image is built when its first job comes):
+            # it runs beside the loop below, so that every row is handed over (and written) as it finishes,
+            # never held until the last job is submitted.
+            try:
+                for job in jobs:
+                    if stop.is_set():
+                        return
+                    ev.submit_job(job).add_done_callback(done.put)
+            except BaseException as e:   # handed to the loop, which raises it there
+                done.put(_SubmitFailed(e))
+
+        submitter = threading.Thread(target=submit_all, name="passk-submit", daemon=True)
+        submitter.start()
         left = len(jobs)
 
         def take(future) -> None:
+            if isinstance(future, _SubmitFailed):
+                raise future.error
             if future.cancelled() or isinstance(future.exception(), Stopped):
                 return
             if future.exception() is not None:
@@ -76,6 +100,7 @@ def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: st
                 left -= 1
                 take(future)
         except KeyboardInterrupt:
+            stop.set()
             grace = stop_grace_s()
             bar.note(f"passk: interrupted; finishing the candidates already running (at most {grace:g} s; "
                      "interrupt again to stop now)…")
@@ -85,6 +110,9 @@ def execute(jobs: list[Job], base: Limits, settings: SandboxSettings, run_id: st
                     take(done.get_nowait())
                 except queue.Empty:
                     break
+            raise
+        except BaseException:
+            stop.set()
             raise
         finally:
             bar.close()
