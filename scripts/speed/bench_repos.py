@@ -119,6 +119,39 @@ def disk_mb(client, image_ids: set) -> float:
     return total / 1e6
 
 
+def layer_or_snapshot(client, image_id: str, snapshot_dir: Path, repeat: int = 5) -> str:
+    """The two ways to keep an instance set up, side by side on one snapshot: as a layer of an image of its
+    own (FROM the environment's image, the tree copied in: SWE-bench's structure, without its clone's
+    history) or as passk's snapshot on the host (a read-only mount). Each costs a candidate the same copy
+    into its tmpfs; what differs is making and keeping it. One line of figures."""
+    import statistics as st
+    with tempfile.TemporaryDirectory(prefix="passk-layer-") as ctx:
+        subprocess.run(["cp", "-a", str(snapshot_dir / "testbed"), f"{ctx}/testbed"], check=True)
+        Path(ctx, "Dockerfile").write_text("ARG ENV\nFROM ${ENV}\nCOPY testbed /opt/passk/instance/testbed\n")
+        t0 = time.monotonic()
+        img, _ = client.images.build(path=ctx, tag="passk-bench-instance-layer:1", buildargs={"ENV": image_id},
+                                     rm=True, forcerm=True, pull=False)
+        build_s = time.monotonic() - t0
+    layer_mb = (img.attrs["Size"] - client.images.get(image_id).attrs["Size"]) / 1e6
+    snap_mb = int(subprocess.run(["du", "-sb", str(snapshot_dir)], capture_output=True, text=True).stdout.split()[0]) / 1e6
+    copy = "t0=$(date +%s%N); cp -a {src}/. /testbed/; t1=$(date +%s%N); echo $(( (t1 - t0) / 1000000 ))"
+    runs = {}
+    for name, src, volumes in (("layer", "/opt/passk/instance/testbed", {}),
+                               ("snapshot", "/s/testbed", {str(snapshot_dir): {"bind": "/s", "mode": "ro"}})):
+        ms = []
+        for _ in range(repeat):
+            out = client.containers.run(img.id, ["-c", copy.format(src=src)], entrypoint="/bin/sh", remove=True,
+                                        network_disabled=True, volumes=volumes, user="0",
+                                        tmpfs={"/testbed": "size=4096m"})
+            ms.append(int(out.decode().split()[-1]))
+        runs[name] = st.median(ms) / 1000
+    client.images.remove(img.id, force=True)
+    return (f"An instance kept set up, two ways (one snapshot of {snap_mb:.0f} MB): as an image layer, {build_s:.1f} s "
+            f"to build and {layer_mb:.0f} MB in the engine, a candidate's copy {runs['layer']:.2f} s (median of "
+            f"{repeat}); as passk's snapshot on the host, made by the set-up's own container (no build), "
+            f"{snap_mb:.0f} MB on disk, a candidate's copy {runs['snapshot']:.2f} s. passk keeps the snapshot.")
+
+
 def clone_mb(repos: str, repo: str) -> float:
     """The size of a clone of the repository with its whole history (what the harness's instance image
     holds before the install), in MB."""
@@ -211,6 +244,17 @@ def main() -> int:
                  f"({32 / took * 60:.1f} candidates/min; its snapshot made once, if it was not there); labels {labels}; "
                  f"each candidate's tests {statistics.median(tests):.1f} s (median), beyond them "
                  f"{statistics.median(extra):.2f} s (median).")
+    from harness.environments import instances
+    sample = next((p.parent for p in instances.root().glob("*/*/facts.json")
+                   if json.loads(p.read_text()).get("instance_id") == args.group), None)
+    if sample is not None:
+        import docker
+        client = docker.from_env()
+        image_id = json.loads((sample / "facts.json").read_text())["image_id"]
+        try:
+            lines.append(layer_or_snapshot(client, image_id, sample))
+        except Exception as e:  # noqa: BLE001 - a figure left out, said
+            lines.append(f"(the layer-or-snapshot figure was not measured: {type(e).__name__}: {e})")
     if refused:
         lines.append("Refused by name: " + "; ".join(f"{i}: {w.splitlines()[0][:160]}" for i, w in refused))
     body = "\n\n".join(lines) + "\n"
