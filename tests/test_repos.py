@@ -289,13 +289,24 @@ def test_a_repository_task_is_graded_as_the_harness_grades_it(tmp_path):
     assert score["pass_at_k"]["1"] == pytest.approx(1 / 6)
 
 
+def _evaluate_files(tmp_path, rows, preds, repos):
+    """passk evaluate on the rows and predictions files, with tmp_path/specs.json: (its directory, its rows)."""
+    import subprocess
+    import sys
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows), "--samples",
+                           str(preds), "--repos", str(repos), "--repo-specs", str(tmp_path / "specs.json"), "--out",
+                           str(out), "--k", "1", "--workers", "2", "--quiet"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=3600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return out, [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+
+
 @pytest.mark.docker
 def test_an_environment_builds_from_nothing_on_python_3_9_and_3_11(tmp_path):
     """Every real SWE-bench repository but flask 2.3 asks for Python 3.9: its environment is on Debian
     bullseye's base, where passk's image once did not build (passk-exec named a system call bullseye's
     headers do not). One instance per base, each with the gold patch and one that breaks a passing test."""
-    import subprocess
-    import sys
     from tests.repo_fixtures import BREAKS, SPECS, VERSION, VERSION_39, make_repository, row
     repos, base, _ = make_repository(tmp_path)
     rows = tmp_path / "rows.jsonl"
@@ -305,14 +316,8 @@ def test_an_environment_builds_from_nothing_on_python_3_9_and_3_11(tmp_path):
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps({"instance_id": iid, "model_name_or_path": "t", "model_patch": p}) + "\n"
                              for iid in ids.values() for p in (row(base)["patch"], BREAKS)))
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows), "--samples",
-                           str(preds), "--repos", str(repos), "--repo-specs", str(tmp_path / "specs.json"), "--out",
-                           str(out), "--k", "1", "--workers", "2", "--quiet"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=3600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = {(r["task_id"], r["sample_index"]): (r["status"], r["reason"])
-           for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    out, rows_got = _evaluate_files(tmp_path, rows, preds, repos)
+    got = {(r["task_id"], r["sample_index"]): (r["status"], r["reason"]) for r in rows_got}
     assert got == {(iid, i): label for iid in ids.values()
                    for i, label in ((0, ("passed", "resolved")), (1, ("failed", "tests_failed")))}
     envs = json.loads((out / "manifest.json").read_text())["sandbox"]["repo_environments"]
@@ -324,8 +329,6 @@ def test_an_install_that_copies_the_code_runs_again_after_the_patch(tmp_path):
     """Regression: the instance's snapshot kept the venv's directories as root's, so the install done again
     after the patch (requests' `pip install .`) failed with permission denied and the tests ran the
     unpatched copy. Here the tests import the installed copy: the gold patch resolves only if it ran."""
-    import subprocess
-    import sys
     from tests.repo_fixtures import BREAKS, SPECS, VERSION_COPY, make_repository, row
     repos, base, _ = make_repository(tmp_path)
     rows = tmp_path / "rows.jsonl"
@@ -334,13 +337,8 @@ def test_an_install_that_copies_the_code_runs_again_after_the_patch(tmp_path):
     preds = tmp_path / "preds.jsonl"
     preds.write_text("".join(json.dumps({"instance_id": "passk-tests__tinycalc-copy", "model_name_or_path": "t",
                                          "model_patch": p}) + "\n" for p in (row(base)["patch"], BREAKS)))
-    out = tmp_path / "run"
-    proc = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows), "--samples",
-                           str(preds), "--repos", str(repos), "--repo-specs", str(tmp_path / "specs.json"), "--out",
-                           str(out), "--k", "1", "--workers", "2", "--quiet"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=1800)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    got = {r["sample_index"]: r for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    out, rows_got = _evaluate_files(tmp_path, rows, preds, repos)
+    got = {r["sample_index"]: r for r in rows_got}
     assert (got[0]["status"], got[0]["reason"]) == ("passed", "resolved"), got[0]["detail"]
     assert (got[1]["status"], got[1]["reason"]) == ("failed", "tests_failed")
     assert got[0]["channel_detail"]["reinstalled"].startswith("yes: the install is not editable")

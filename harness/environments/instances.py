@@ -105,13 +105,3 @@ def disk_bytes(image_id: str | None = None) -> int:
             except OSError:
                 pass
     return total
-
-
-def remove_all() -> int:
-    """Remove every snapshot; how many environment directories went."""
-    top = root()
-    if not top.is_dir():
-        return 0
-    n = sum(1 for _ in top.iterdir())
-    shutil.rmtree(top, ignore_errors=True)
-    return n

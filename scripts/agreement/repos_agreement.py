@@ -203,10 +203,7 @@ def main() -> int:
         body += "\n\nRefused by name (this machine cannot build them as the harness does):\n\n" + "\n".join(
             f"- {iid} ({version}): {why}" for iid, version, why in refused)
     body += "\n\nDifferences:\n\n" + ("\n".join(f"- {d}" for d in differences) if differences else "- none") + "\n"
-    print(body)
-    if args.write_docs:
-        figures.write("repos-agreement", body)
-    return 0 if not differences else 1
+    return figures.finish("repos-agreement", body, args.write_docs, len(differences))
 
 
 if __name__ == "__main__":

@@ -79,10 +79,7 @@ def main() -> int:
     body = figures.table(["repository", "passk's parser", "swebench 5.0.2's", "logs", "tests (swebench's map)",
                           "logs with equal maps"], rows)
     body += "\n\nDifferences:\n\n" + ("\n".join(f"- {d}" for d in differences) if differences else "- none") + "\n"
-    print(body)
-    if args.write_docs:
-        figures.write("repos-parsers", body)
-    return 0 if not differences else 1
+    return figures.finish("repos-parsers", body, args.write_docs, len(differences))
 
 
 if __name__ == "__main__":
