@@ -17,6 +17,7 @@ REPO = "passk-tests/tinycalc"
 VERSION = "1.0"          # Python 3.11: Debian bookworm's base
 VERSION_39 = "0.9"       # Python 3.9: Debian bullseye's (every real SWE-bench repository's but flask 2.3)
 VERSION_COPY = "1.0-copy"   # a non-editable install
+VERSION_SDIST = "1.0-sdist"   # a pinned package that publishes no wheel (an sdist only)
 SPECS = {"repositories": {REPO: {"parser": "pytest", "versions": {
     VERSION: {"python": "3.11", "packages": "", "pip_packages": ["pytest==8.3.3"],
               "install": "python -m pip install -e .", "test_cmd": "pytest -rA"},
@@ -24,7 +25,9 @@ SPECS = {"repositories": {REPO: {"parser": "pytest", "versions": {
                  "install": "python -m pip install -e .", "test_cmd": "pytest -rA"},
     # an install that copies the code (requests' `pip install .`), and tests that import the installed copy
     VERSION_COPY: {"python": "3.11", "packages": "", "pip_packages": ["pytest==8.3.3"],
-                   "install": "python -m pip install .", "test_cmd": "pytest -rA --import-mode=importlib"}}}}}
+                   "install": "python -m pip install .", "test_cmd": "pytest -rA --import-mode=importlib"},
+    VERSION_SDIST: {"python": "3.11", "packages": "", "pip_packages": ["pytest==8.3.3", "atomicwrites==1.4.1"],
+                    "install": "python -m pip install -e .", "test_cmd": "pytest -rA"}}}}}
 FILES = {
     "setup.py": "from setuptools import setup\nsetup(name='tinycalc', version='0.1', packages=['tinycalc'])\n",
     "tinycalc/__init__.py": "def add(a, b):\n    return a + b\n\n\ndef mean(xs):\n    return sum(xs) / len(xs)\n",

@@ -346,6 +346,26 @@ def test_an_install_that_copies_the_code_runs_again_after_the_patch(tmp_path):
 
 
 @pytest.mark.docker
+def test_a_spec_package_with_no_wheel_is_built_from_its_sdist_in_the_image(tmp_path):
+    """Regression: atomicwrites 1.4.1 (pytest 4.x's specs) publishes an sdist only. It is built in the
+    environment's base image, with the build tools downloaded first; resolving the spec's packages in one
+    download had left no setuptools to build it with, and the environment failed on a fresh machine."""
+    from tests.repo_fixtures import SPECS, VERSION_SDIST, make_repository, row
+    repos, base, _ = make_repository(tmp_path)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(row(base, "passk-tests__tinycalc-sdist", VERSION_SDIST)) + "\n")
+    (tmp_path / "specs.json").write_text(json.dumps(SPECS))
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(json.dumps({"instance_id": "passk-tests__tinycalc-sdist", "model_name_or_path": "t",
+                                 "model_patch": row(base)["patch"]}) + "\n")
+    out, got = _evaluate_files(tmp_path, rows, preds, repos)
+    assert [(r["status"], r["reason"]) for r in got] == [("passed", "resolved")], got[0]["detail"]
+    (env,) = json.loads((out / "manifest.json").read_text())["sandbox"]["repo_environments"].values()
+    assert "atomicwrites==1.4.1" in env["packages"]
+    assert any(n.startswith("atomicwrites==1.4.1: no wheel published") for n in env["notes"]), env["notes"]
+
+
+@pytest.mark.docker
 def test_strict_tests_refuses_a_patch_that_touches_the_tests(tmp_path):
     from tests.repo_fixtures import EDITS_TESTS, GOLD
     proc, rows, _, _ = _evaluate(tmp_path, [GOLD, EDITS_TESTS], "--strict-tests")

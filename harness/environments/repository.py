@@ -60,8 +60,9 @@ def _pip(args: list[str], what: str, check: bool = True) -> subprocess.Completed
                                                                                                "Collecting", "  Obtaining"))]
         lines = [ln for ln in lines if "is ignored: it is neither a file nor a directory" not in ln
                  and "Ignored the following versions" not in ln and "━━" not in ln]
+        errors = [ln for ln in lines if ln.startswith("ERROR:")]   # pip's own words first: what it could not find
         raise UnbuildableEnvironment(f"{what}: pip could not resolve it for this environment (exit "
-                                     f"{proc.returncode}):\n  " + "\n  ".join(ln[:500] for ln in lines[-6:]))
+                                     f"{proc.returncode}):\n  " + "\n  ".join(ln[:500] for ln in (errors or lines)[-6:]))
     return proc
 
 
@@ -110,13 +111,14 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
         else:
             wheels.mkdir()
             req_file = work / "requirements.txt"
+            # the build tools first (the spec's or the official pins where they name them): a package with no
+            # wheel is built from its sdist with them (`build`, offline, from these wheels)
+            tools = [next((r for r in requested if r.lower().startswith(t + "==")), t) for t in ("pip", *BUILD_TOOLS)]
+            _download(tools, target_args, wheels, work, f"environment {env.key}", notes)   # with what they need
             if env.pinned:   # the official environment's exact pins: each as it is, nothing resolved again
                 log(f"repository environment {env.key}: downloading SWE-bench's {len(requested)} official pins for "
                     f"Python {target['python']} with pip on the host")
                 names = {re.split(r"==", r)[0].lower() for r in requested}
-                tools = [next((r for r in requested if r.lower().startswith(t + "==")), t) for t in ("pip", *BUILD_TOOLS)]
-                # the build tools first: a pin with no wheel is built from its sdist with them (build)
-                _download(["--no-deps", *tools], target_args, wheels, work, f"environment {env.key}", notes)
                 req_file.write_text("\n".join([*(r for r in (INSTALLER, *BUILD_TOOLS) if r.split("==")[0] not in names),
                                                *requested]) + "\n")
                 _download(["--no-deps", "-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes,
@@ -210,8 +212,9 @@ def _build_in_image(client, image: str, sdist: Path, wheels: Path) -> list[str]:
     toolchain), offline, its build requirements from `wheels`; the new wheels' names (none if it failed)."""
     import docker.errors
     with tempfile.TemporaryDirectory(prefix="passk-sdist-") as out:
-        script = ("python3 -m venv /tmp/v && /tmp/v/bin/python -m pip install -q --no-index --find-links /w "
-                  "setuptools wheel 2>/dev/null; /tmp/v/bin/python -m pip wheel -q --no-deps --no-index --find-links /w "
+        # the environment's own pip (Debian's venv brings an old one), then pip's isolated build from the wheels
+        script = ("python3 -m venv /tmp/v && /tmp/v/bin/python -m pip install -q --no-index $(ls /w/pip-*.whl | tail -n 1) && "
+                  "/tmp/v/bin/python -m pip wheel -q --no-deps --no-index --find-links /w "
                   f"-w /o /s/{shlex.quote(sdist.name)}")
         try:
             client.containers.run(image, ["-c", script], entrypoint="/bin/sh", network_disabled=True, remove=True,
