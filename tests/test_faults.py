@@ -285,3 +285,57 @@ def test_a_row_is_handed_over_while_later_jobs_are_still_being_submitted():
         handed.set()
     execute(jobs, Limits(), SandboxSettings(workers=1), "fake", on_row, evaluator=Fake())
     assert [r.sample_index for r in rows] == [0, 1]
+
+
+def test_an_evaluator_closed_while_its_image_is_built_starts_no_container():
+    """Regression: with jobs submitted beside the rows' loop, a run stopped while a repository environment's
+    image was being built closed the executor first; the build then finished and its lanes started
+    containers nobody would remove (a stopped run left two behind). A fake backend (pure logic) holds
+    prepare() until close() has run."""
+    from harness.execution.evaluator import Evaluator
+    from harness.execution.executor import Stopped
+    from harness.execution.sandbox.base import Backend, register_backend
+    building, closed, opened = threading.Event(), threading.Event(), []
+
+    @register_backend("test-slow-prepare")
+    class SlowPrepare(Backend):
+        name = "test-slow-prepare"
+
+        def __init__(self, run_id, limits, settings):
+            pass
+
+        def prepare(self):
+            building.set()
+            assert closed.wait(10)
+            return {"image": "x", "image_id": "x", "runtime": "runc", "isolation": "fresh"}
+
+        def supervisor_limits(self, limits):
+            return {}
+
+        def open_session(self, slot=0):
+            opened.append(slot)
+            raise AssertionError("a session was opened after close()")
+
+        def healthy(self):
+            return True
+
+        def close(self):
+            pass
+
+    ev = Evaluator(Limits(), SandboxSettings(backend="test-slow-prepare", workers=2))
+    outcome = []
+
+    def start():
+        try:
+            ev.start()
+            outcome.append("started")
+        except Stopped:
+            outcome.append("stopped")
+    t = threading.Thread(target=start)
+    t.start()
+    assert building.wait(10)
+    ev.close()
+    closed.set()
+    t.join(10)
+    time.sleep(0.2)   # a lane's container would be started in the background
+    assert outcome == ["stopped"] and opened == []

@@ -66,26 +66,33 @@ class Evaluator(Executor):
         except BaseException:
             backend.close()
             raise
-        self._backend = backend
-        self._pool = Pool(backend, self.limits, self.settings, self.facts)
-        self._lanes = [Lane(backend, self._pool.background, slot) for slot in range(self.settings.workers)]
-        for lane in self._lanes:
-            lane.prepare_next()   # the containers start now, not when the first job comes
-        self._overflow_lanes = [Lane(backend, self._pool.background, self.settings.workers + i)
-                                for i in range(self.settings.overflow)]
-        # a thread per worker slot, and one per overflow lane: a job waiting for a slot is held by a thread
-        for i in range(self.settings.workers + self.settings.overflow):
-            t = threading.Thread(target=self._worker, name=f"passk-worker-{i}", daemon=True)
-            t.start()
-            self._threads.append(t)
+        with self._lock:
+            # closed while its image was being built (a run stopped while a job was being submitted: a
+            # repository environment's image can take minutes): no container may start after close()
+            if self._closed:
+                backend.close()
+                raise Stopped("closed while it was starting")
+            self._backend = backend
+            self._pool = Pool(backend, self.limits, self.settings, self.facts)
+            self._lanes = [Lane(backend, self._pool.background, slot) for slot in range(self.settings.workers)]
+            for lane in self._lanes:
+                lane.prepare_next()   # the containers start now, not when the first job comes
+            self._overflow_lanes = [Lane(backend, self._pool.background, self.settings.workers + i)
+                                    for i in range(self.settings.overflow)]
+            # a thread per worker slot, and one per overflow lane: a job waiting for a slot is held by a thread
+            for i in range(self.settings.workers + self.settings.overflow):
+                t = threading.Thread(target=self._worker, name=f"passk-worker-{i}", daemon=True)
+                t.start()
+                self._threads.append(t)
         return self.facts
 
     def close(self, cancel: bool = True) -> None:
         """Stop the workers (the jobs they are running finish; queued ones are cancelled unless
         `cancel` is False, in which case they run first) and remove every container."""
-        if self._closed:
-            return
-        self._closed = True
+        with self._lock:   # against start(): it either finished before this (and is closed here) or sees it
+            if self._closed:
+                return
+            self._closed = True
         self._close_siblings(cancel)
         if self._pool is not None:
             if cancel:
