@@ -96,7 +96,7 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
         if bad:
             log(f"repository environment {env.key}: {len(bad)} cached wheel(s) changed or missing; resolving again")
             lock = None
-        elif set(projects) <= set(lock.get("projects", [])):
+        elif {project_key(p) for p in projects} <= set(lock.get("projects", [])):
             return {**lock, "wheels": str(final)}
     where.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="resolve-", dir=where))
@@ -129,13 +129,15 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
                 req_file.write_text("\n".join([INSTALLER, *BUILD_TOOLS, *requested]) + "\n")
                 _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes, build)
         seen = set(lock.get("declarations", [])) if lock else set()
-        for commit, export in projects.items():
-            if commit in done:
+        for key, export in projects.items():
+            commit, steps, install = key
+            pkey = project_key(key)
+            if pkey in done:
                 continue
-            project = export(str(work / f"p-{commit[:12]}"))
-            declared = _declarations(project)
+            project = export(str(work / f"p-{pkey.replace(':', '-')}"))
+            declared = _declarations(project, steps, install)
             if declared in seen:   # what it declares it needs is what an earlier tree declared: already served
-                done.append(commit)
+                done.append(pkey)
                 shutil.rmtree(project, ignore_errors=True)
                 continue
             # its build system's requirements and its own, for the image's Python: on the host first (what
@@ -151,7 +153,7 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
             if check is not None:
                 wanted = [INSTALLER, *BUILD_TOOLS, *requested, *build_reqs]
                 for _ in range(16):
-                    missing = check(wheels, wanted, project)
+                    missing = check(wheels, wanted, project, steps, install)
                     if missing is None:
                         break
                     log(f"repository environment {env.key}: the tree at {commit[:12]} also needs {missing}")
@@ -159,7 +161,7 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
                 else:
                     raise UnbuildableEnvironment(f"environment {env.key}: the tree at {commit[:12]} still misses a "
                                                  "package after 16 rounds")
-            done.append(commit)
+            done.append(pkey)
             seen.add(declared)
             shutil.rmtree(project, ignore_errors=True)
         for stray in [p for p in wheels.iterdir() if not p.name.endswith(".whl")]:
@@ -189,9 +191,9 @@ def _download(what: list, target_args: list, wheels: Path, work: Path, label: st
         if proc.returncode == 0:
             return
         missing = _NO_WHEEL.search(proc.stdout)
-        if missing is None or build is None:
+        spec = missing.group(1) if missing else _unbuilt_dependency(proc.stdout, wheels)
+        if spec is None or build is None:
             break
-        spec = missing.group(1)
         sources = work / "sources"
         shutil.rmtree(sources, ignore_errors=True)
         got = _pip(["download", "--no-deps", "--no-binary", ":all:", "-d", str(sources), spec], label, check=False)
@@ -205,6 +207,21 @@ def _download(what: list, target_args: list, wheels: Path, work: Path, label: st
         notes.append(f"{spec}: no wheel published for this Python; built from its sdist in the environment's base "
                      f"image ({', '.join(new)})")
     _pip(["download", *target_args, "--find-links", str(wheels), "-d", str(wheels), *what], label)
+
+
+_DEPENDS = re.compile(r"depends on ([A-Za-z0-9][A-Za-z0-9._-]*)((?:[<>=!~]=?[A-Za-z0-9.*+!_-]+,?)*)")
+
+
+def _unbuilt_dependency(output: str, wheels: Path) -> str | None:
+    """In pip's ResolutionImpossible, a dependency it found no wheel of (docopt for coveralls: an sdist only,
+    which a download of binary wheels cannot see), as a requirement to build; None if there is none."""
+    if "ResolutionImpossible" not in output:
+        return None
+    have = {re.sub(r"[-_.]+", "-", w.name.split("-")[0]).lower() for w in wheels.glob("*.whl")}
+    for name, spec in _DEPENDS.findall(output):
+        if re.sub(r"[-_.]+", "-", name).lower() not in have:
+            return name + spec.rstrip(",")
+    return None
 
 
 def _build_in_image(client, image: str, sdist: Path, wheels: Path) -> list[str]:
@@ -230,10 +247,26 @@ def _build_in_image(client, image: str, sdist: Path, wheels: Path) -> list[str]:
         return new
 
 
-def _declarations(project: Path) -> str:
+def project_key(project: tuple) -> str:
+    """A tree the wheels serve, as the lock records it: its commit, and the hash of its steps and install."""
+    commit, steps, install = project
+    return f"{commit}:{hashlib.sha256(json.dumps([list(steps), install]).encode()).hexdigest()[:12]}"
+
+
+_EXTRAS = re.compile(r"(?:^|\s)\.\[([A-Za-z0-9_,.-]+)\]")
+
+
+def install_extras(install: str) -> str:
+    """The extras an install command asks for (`pip install -e .[test]` -> "test"), or ""."""
+    m = _EXTRAS.search(install or "")
+    return m.group(1) if m else ""
+
+
+def _declarations(project: Path, steps=(), install: str = "") -> str:
     """The hash of the files in which a project declares what it needs to build and install (setup.py,
-    setup.cfg, pyproject.toml, requirements*.txt at its root): two trees alike in these need the same wheels."""
-    h = hashlib.sha256()
+    setup.cfg, pyproject.toml, requirements*.txt at its root), of the steps that change them before its
+    install, and of the extras it installs: two trees alike in these need the same wheels."""
+    h = hashlib.sha256(json.dumps([list(steps), install_extras(install)]).encode())
     found = [project / n for n in sorted(os.listdir(project))
              if n in ("setup.py", "setup.cfg", "pyproject.toml") or (n.startswith("requirements") and n.endswith(".txt"))]
     if (project / "requirements").is_dir():   # a requirements/ directory (setup.py often reads one)
@@ -261,28 +294,45 @@ def _build_requirements(project: Path) -> list[str]:
 _MISSING = re.compile(r"No matching distribution found for ([^\n]+)")
 
 
-def _missing_in_image(client, image: str, wheels: Path, requirements: list, project: Path | None) -> str | None:
+def _missing_in_image(client, image: str, wheels: Path, requirements: list, project: Path | None, steps=(),
+                      install: str = "") -> str | None:
     """What the image's Python cannot find among `wheels` to install `requirements` and the project (pip's
-    resolution, offline, no network, as the candidate's install will be): one requirement without its
-    marker, or None when nothing is missing."""
+    resolution, offline, no network, as the candidate's install will be: after the spec's pre-install steps,
+    with the extras its install asks for, as the candidate's user): one requirement without its marker, or
+    None when nothing is missing."""
     import docker.errors
     installer = next(wheels.glob("pip-*.whl"), None)
     if installer is None:
         return INSTALLER
     with tempfile.TemporaryDirectory(prefix="passk-check-") as tmp:
+        os.chmod(tmp, 0o755)   # the check runs as the candidate's user
         Path(tmp, "r.txt").write_text("\n".join(requirements) + "\n")
         volumes = {str(wheels): {"bind": "/w", "mode": "ro"}, tmp: {"bind": "/r", "mode": "ro"}}
         args = ["-r", "/r/r.txt"]
         if project is not None:
             volumes[str(project)] = {"bind": "/p", "mode": "ro"}
             args.append("/p")
-        script = (f"cp -r /p /tmp/p 2>/dev/null; python3 -m venv /tmp/v && /tmp/v/bin/python -m pip install -q "
+        extras = install_extras(install)
+        target = "/tmp/p" + (f"[{extras}]" if extras else "")
+        # a setup.py whose setup_requires its own setup() fetches when a build command runs (astropy 3.x's
+        # cython): pip's download does not run it; the spec's install does, in the environment, offline, as
+        # the candidate's user, long enough to ask for them (then it is ended: what it compiles is not needed)
+        legacy = project is not None and (project / "setup.py").is_file() and \
+            b"setup_requires" in (project / "setup.py").read_bytes()[:1 << 20] and install.strip()
+        probe = ("; /tmp/v/bin/python -m pip install -q --no-index --find-links /w -r /r/r.txt >/dev/null 2>&1; "
+                 f"cd /tmp/p && PATH=/tmp/v/bin:$PATH PIP_NO_INDEX=1 PIP_FIND_LINKS=/w timeout 180 {install} 2>&1 "
+                 "| grep -E 'No matching distribution found' | head -n 3") if legacy else ""
+        # the spec's steps (its sed lines) run on the tree's copy, as its set-up runs them before the install
+        prepare = "".join(f"({step}) >/dev/null 2>&1; " for step in steps)
+        script = (f"cp -r /p /tmp/p 2>/dev/null; cd /tmp/p 2>/dev/null && {{ {prepare}true; }}; cd /tmp; "
+                  f"python3 -m venv /tmp/v && /tmp/v/bin/python -m pip install -q "
                   f"--no-index /w/{installer.name} && /tmp/v/bin/python -m pip download --no-index --find-links /w "
-                  f"-d /tmp/d {' '.join(a if a != '/p' else '/tmp/p' for a in args)} 2>&1; true")
+                  f"-d /tmp/d {' '.join(a if a != '/p' else shlex.quote(target) for a in args)} 2>&1{probe}; true")
         try:
-            out = client.containers.run(image, ["-c", script], entrypoint="/bin/sh", network_disabled=True, remove=True,
-                                        volumes=volumes, environment={"SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0",
-                                                                      "HOME": "/tmp"}).decode("utf-8", "replace")
+            out = client.containers.run(image, ["-c", script], entrypoint="/bin/bash", network_disabled=True,
+                                        remove=True, user="10001", volumes=volumes,
+                                        environment={"SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0",
+                                                     "HOME": "/tmp"}).decode("utf-8", "replace")
         except docker.errors.ContainerError as e:
             out = (e.stderr or b"").decode("utf-8", "replace")
     m = _MISSING.search(out)
@@ -397,7 +447,8 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
         raise HarnessError(f"{sandbox['image']} has Python {target['python']}, not the {env.spec.python} "
                            f"{env.spec.repo} {env.spec.version} asks for")
     repo_base = base_image(client, sandbox, log)
-    lock = resolve(env, target, projects, log, check=lambda w, r, p: _missing_in_image(client, repo_base, w, r, p),
+    lock = resolve(env, target, projects, log,
+                   check=lambda w, r, p, steps, install: _missing_in_image(client, repo_base, w, r, p, steps, install),
                    build=lambda sdist, w: _build_in_image(client, repo_base, sdist, w))
     standins = _standin_locks(env, target, log)
     tag = image_tag(env, sandbox, {**lock, "sha256": hashlib.sha256(

@@ -38,7 +38,8 @@ class RepoEnvironment:
     spec: EnvSpec
     requirements: str | None = None       # the repository's requirements file (spec packages: requirements.txt)
     commit: str | None = None             # the commit the environment is set up from (environment_setup_commit)
-    projects: tuple = field(default=(), compare=False)   # the instances' base commits its wheels must serve
+    # the instances' trees its wheels must serve: (base commit, the pre-install steps, the install command)
+    projects: tuple = field(default=(), compare=False)
     official: OfficialEnvironment | None = None           # SWE-bench's exported pins, where it published them
 
     @property
@@ -136,7 +137,8 @@ def to_settings(env: RepoEnvironment, repos_dir: str | None, snapshots: bool = T
     that a Ray node builds the same image from the same recipe (and, with `snapshots`, keeps each
     instance's snapshot on the node: environments/instances.py)."""
     return {"key": env.key, "spec": env.spec.to_dict(), "requirements": env.requirements, "commit": env.commit,
-            "projects": list(env.projects), "repos": repos_dir, "snapshots": bool(snapshots),
+            "projects": [[c, list(steps), install] for c, steps, install in env.projects], "repos": repos_dir,
+            "snapshots": bool(snapshots),
             "official": None if env.official is None else {"id": env.official.id, "python": env.official.python,
                                                            "packages": [list(p) for p in env.official.packages],
                                                            "runtime": list(env.official.runtime),
@@ -144,16 +146,17 @@ def to_settings(env: RepoEnvironment, repos_dir: str | None, snapshots: bool = T
 
 
 def from_settings(data: dict):
-    """(RepoEnvironment, {commit: a function that exports the repository at it into a directory and returns
-    its path}) from to_settings' data."""
+    """(RepoEnvironment, {(commit, steps, install): a function that exports the repository at the commit into a
+    directory and returns its path}) from to_settings' data: the trees whose installs the environment's wheels
+    must serve, each with the pre-install steps and the install command it runs."""
     spec = dict(data["spec"])
     for key in ("pip_packages", "pre_install", "eval_commands", "requirements_paths"):
         spec[key] = tuple(spec.get(key) or ())
     off = data.get("official")
     official = None if not off else OfficialEnvironment(off["id"], off["python"], tuple(tuple(p) for p in off["packages"]),
                                                         tuple(off["runtime"]), tuple(off["conda_only"]))
-    env = RepoEnvironment(EnvSpec(**spec), data.get("requirements"), data.get("commit"),
-                          tuple(data.get("projects") or ()), official)
+    projects = tuple((c, tuple(steps), install) for c, steps, install in data.get("projects") or ())
+    env = RepoEnvironment(EnvSpec(**spec), data.get("requirements"), data.get("commit"), projects, official)
     repos = data.get("repos")
     if not repos:
         return env, {}
@@ -163,5 +166,6 @@ def from_settings(data: dict):
             from harness.inputs.repos.trees import export
             return export(repos, env.spec.repo, commit, Path(tmp))
         return export_into
-    commits = dict.fromkeys([c for c in (env.commit, *env.projects) if c])
-    return env, {c: exporter(c) for c in commits}
+    wanted = dict.fromkeys([*((env.commit, env.spec.setup_steps(), env.spec.install) for _ in [0] if env.commit),
+                            *env.projects])
+    return env, {p: exporter(p[0]) for p in wanted}

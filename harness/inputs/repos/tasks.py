@@ -88,7 +88,10 @@ def prepare(problems: dict, settings, base_limits) -> dict:
     commits: dict = {}
     for p in out.values():
         if isinstance(p.repo, PreparedTask):
-            commits.setdefault(p.repo.env.key, {})[p.repo.task.base_commit] = None
+            # the tree with the steps its install runs after (a version's sed steps change its setup.py's needs)
+            # and the extras it installs (`.[test]`)
+            commits.setdefault(p.repo.env.key, {})[(p.repo.task.base_commit, p.repo.spec.setup_steps(),
+                                                    p.repo.spec.install)] = None
     for task_id, p in out.items():
         if isinstance(p.repo, PreparedTask):
             env = replace(p.repo.env, projects=tuple(commits[p.repo.env.key]))
