@@ -57,6 +57,17 @@ TEST_PATCH = """diff --git a/tests/test_calc.py b/tests/test_calc.py
 +def test_mean_of_nothing():
 +    assert mean([]) == 0.0
 """
+# the fix, with a new dependency: setup.py asks for six and the module imports it (the harness installs again
+# after the patch, from the index; offline, the environment's wheels must hold what the gold patch adds)
+GOLD_WITH_DEP = GOLD + """diff --git a/setup.py b/setup.py
+--- a/setup.py
++++ b/setup.py
+@@ -1,2 +1,3 @@
+ from setuptools import setup
+-setup(name='tinycalc', version='0.1', packages=['tinycalc'])
++setup(name='tinycalc', version='0.1', packages=['tinycalc'],
++      install_requires=['six==1.16.0'])
+"""
 # a patch that breaks what passed: add subtracts
 BREAKS = """diff --git a/tinycalc/__init__.py b/tinycalc/__init__.py
 --- a/tinycalc/__init__.py

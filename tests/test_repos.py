@@ -366,6 +366,35 @@ def test_a_spec_package_with_no_wheel_is_built_from_its_sdist_in_the_image(tmp_p
 
 
 @pytest.mark.docker
+def test_what_the_gold_patch_adds_to_the_install_is_in_the_environment(tmp_path):
+    """Regression (pylint-dev__pylint-4661: its fix adds appdirs): the install runs again after a patch that
+    changes setup.py, and the harness's has the index to hand; the environment's wheels are resolved for
+    the tree with its gold patch applied, so that a correct fix is not refused for want of a wheel."""
+    from tests.repo_fixtures import GOLD_WITH_DEP, SPECS, make_repository, row
+    repos, base, _ = make_repository(tmp_path)
+    r = {**row(base, "passk-tests__tinycalc-dep"), "patch": GOLD_WITH_DEP}
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps(r) + "\n")
+    (tmp_path / "specs.json").write_text(json.dumps(SPECS))
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(json.dumps({"instance_id": r["instance_id"], "model_name_or_path": "t",
+                                 "model_patch": GOLD_WITH_DEP}) + "\n")
+    out, got = _evaluate_files(tmp_path, rows, preds, repos)
+    assert [(g["status"], g["reason"]) for g in got] == [("passed", "resolved")], got[0]["detail"]
+    assert got[0]["channel_detail"]["reinstalled"].startswith("yes: the patch changed setup.py")
+    assert "Could not find a version" not in (out / got[0]["channel_detail"]["log"]).read_text()
+
+
+def test_a_repository_environment_keeps_no_cpu_affinity():
+    """Regression: pinned to one CPU, pylint's tests that need two cores skipped themselves and left its
+    PASS_TO_PASS test_jobs_score missing (the harness's containers see every CPU)."""
+    from harness.execution.sandbox.docker import cpu_sets
+    from harness.inputs.config import Limits, SandboxSettings
+    sets, why = cpu_sets(Limits(), SandboxSettings(workers=2, repo_environment={"key": "k"}), client=None)
+    assert sets is None and "repository" in why
+
+
+@pytest.mark.docker
 def test_strict_tests_refuses_a_patch_that_touches_the_tests(tmp_path):
     from tests.repo_fixtures import EDITS_TESTS, GOLD
     proc, rows, _, _ = _evaluate(tmp_path, [GOLD, EDITS_TESTS], "--strict-tests")

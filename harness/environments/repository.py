@@ -130,11 +130,12 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
                 _download(["-r", str(req_file)], target_args, wheels, work, f"environment {env.key}", notes, build)
         seen = set(lock.get("declarations", [])) if lock else set()
         for key, export in projects.items():
-            commit, steps, install = key
+            commit, steps, install, gold = key
             pkey = project_key(key)
             if pkey in done:
                 continue
             project = export(str(work / f"p-{pkey.replace(':', '-')}"))
+            _apply_gold(project, gold)
             declared = _declarations(project, steps, install)
             if declared in seen:   # what it declares it needs is what an earlier tree declared: already served
                 done.append(pkey)
@@ -248,9 +249,20 @@ def _build_in_image(client, image: str, sdist: Path, wheels: Path) -> list[str]:
 
 
 def project_key(project: tuple) -> str:
-    """A tree the wheels serve, as the lock records it: its commit, and the hash of its steps and install."""
-    commit, steps, install = project
-    return f"{commit}:{hashlib.sha256(json.dumps([list(steps), install]).encode()).hexdigest()[:12]}"
+    """A tree the wheels serve, as the lock records it: its commit, and the hash of its steps, its install
+    and its gold patch."""
+    commit, steps, install, gold = project
+    return f"{commit}:{hashlib.sha256(json.dumps([list(steps), install, gold]).encode()).hexdigest()[:12]}"
+
+
+def _apply_gold(project: Path, patch: str) -> None:
+    """The instance's gold patch applied to the exported tree (git apply, which writes nothing outside it and
+    runs nothing), so that what it declares it needs is served too; a patch that does not apply is left
+    out, and the tree stays as it was."""
+    if not patch:
+        return
+    subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=project, input=patch.encode("utf-8", "replace"),
+                   capture_output=True, env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_DIR": "/nonexistent"})
 
 
 _EXTRAS = re.compile(r"(?:^|\s)\.\[([A-Za-z0-9_,.-]+)\]")

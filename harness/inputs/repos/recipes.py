@@ -38,7 +38,8 @@ class RepoEnvironment:
     spec: EnvSpec
     requirements: str | None = None       # the repository's requirements file (spec packages: requirements.txt)
     commit: str | None = None             # the commit the environment is set up from (environment_setup_commit)
-    # the instances' trees its wheels must serve: (base commit, the pre-install steps, the install command)
+    # the instances' trees its wheels must serve: (base commit, the pre-install steps, the install command, the
+    # gold patch)
     projects: tuple = field(default=(), compare=False)
     official: OfficialEnvironment | None = None           # SWE-bench's exported pins, where it published them
 
@@ -137,7 +138,7 @@ def to_settings(env: RepoEnvironment, repos_dir: str | None, snapshots: bool = T
     that a Ray node builds the same image from the same recipe (and, with `snapshots`, keeps each
     instance's snapshot on the node: environments/instances.py)."""
     return {"key": env.key, "spec": env.spec.to_dict(), "requirements": env.requirements, "commit": env.commit,
-            "projects": [[c, list(steps), install] for c, steps, install in env.projects], "repos": repos_dir,
+            "projects": [[c, list(steps), install, gold] for c, steps, install, gold in env.projects], "repos": repos_dir,
             "snapshots": bool(snapshots),
             "official": None if env.official is None else {"id": env.official.id, "python": env.official.python,
                                                            "packages": [list(p) for p in env.official.packages],
@@ -146,7 +147,7 @@ def to_settings(env: RepoEnvironment, repos_dir: str | None, snapshots: bool = T
 
 
 def from_settings(data: dict):
-    """(RepoEnvironment, {(commit, steps, install): a function that exports the repository at the commit into a
+    """(RepoEnvironment, {(commit, steps, install, gold patch): a function that exports the repository at the commit into a
     directory and returns its path}) from to_settings' data: the trees whose installs the environment's wheels
     must serve, each with the pre-install steps and the install command it runs."""
     spec = dict(data["spec"])
@@ -155,7 +156,7 @@ def from_settings(data: dict):
     off = data.get("official")
     official = None if not off else OfficialEnvironment(off["id"], off["python"], tuple(tuple(p) for p in off["packages"]),
                                                         tuple(off["runtime"]), tuple(off["conda_only"]))
-    projects = tuple((c, tuple(steps), install) for c, steps, install in data.get("projects") or ())
+    projects = tuple((c, tuple(steps), install, gold) for c, steps, install, gold in data.get("projects") or ())
     env = RepoEnvironment(EnvSpec(**spec), data.get("requirements"), data.get("commit"), projects, official)
     repos = data.get("repos")
     if not repos:
@@ -166,6 +167,6 @@ def from_settings(data: dict):
             from harness.inputs.repos.trees import export
             return export(repos, env.spec.repo, commit, Path(tmp))
         return export_into
-    wanted = dict.fromkeys([*((env.commit, env.spec.setup_steps(), env.spec.install) for _ in [0] if env.commit),
+    wanted = dict.fromkeys([*((env.commit, env.spec.setup_steps(), env.spec.install, "") for _ in [0] if env.commit),
                             *env.projects])
     return env, {p: exporter(p[0]) for p in wanted}

@@ -90,8 +90,10 @@ def prepare(problems: dict, settings, base_limits) -> dict:
         if isinstance(p.repo, PreparedTask):
             # the tree with the steps its install runs after (a version's sed steps change its setup.py's needs)
             # and the extras it installs (`.[test]`)
+            # and with its gold patch applied: the harness installs again after the patch, with the index to
+            # hand, so a fix that adds a dependency (pylint's appdirs) finds it; here the wheels must hold it
             commits.setdefault(p.repo.env.key, {})[(p.repo.task.base_commit, p.repo.spec.setup_steps(),
-                                                    p.repo.spec.install)] = None
+                                                    p.repo.spec.install, p.repo.task.patch)] = None
     for task_id, p in out.items():
         if isinstance(p.repo, PreparedTask):
             env = replace(p.repo.env, projects=tuple(commits[p.repo.env.key]))
