@@ -443,9 +443,10 @@ def test_the_candidates_tree_holds_no_later_commit_tag_or_reflog(tmp_path):
     assert (where / "tinycalc" / "__init__.py").read_text().endswith("return sum(xs) / len(xs)\n")   # the base's
 
 
-def test_a_submodule_comes_from_its_own_repository_under_repos(tmp_path):
+def test_a_submodule_comes_from_its_own_repository_under_repos(tmp_path, monkeypatch):
     """astropy 3.x's tree holds astropy_helpers as a submodule: its files are checked out at the recorded
     commit from DIR/<owner>/<name> (the URL .gitmodules names), never fetched."""
+    monkeypatch.setenv("PASSK_CACHE_DIR", str(tmp_path / "cache"))   # a tree cached by another test is not this one
     import tarfile
     from harness.inputs.repos.trees import tree
     from tests.repo_fixtures import git, make_repository
@@ -476,7 +477,8 @@ def test_a_submodule_comes_from_its_own_repository_under_repos(tmp_path):
         tree(repos, "passk-tests/tinycalc", git(work, "rev-parse", "HEAD"), "passk-tests__tinycalc-sub2")
 
 
-def test_a_mirror_that_lacks_a_file_of_the_tree_is_refused_by_name(tmp_path):
+def test_a_mirror_that_lacks_a_file_of_the_tree_is_refused_by_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("PASSK_CACHE_DIR", str(tmp_path / "cache"))   # a tree cached by another test is not this one
     from harness.inputs.repos.trees import tree
     from tests.repo_fixtures import git, make_repository
     repos, base, _ = make_repository(tmp_path)
