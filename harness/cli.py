@@ -252,7 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     im = command("images", "manage passk's sandbox images")
     im_sub = im.add_subparsers(dest="images_command", required=True, parser_class=_Parser,
-                               help="build: make passk's sandbox image")
+                               help="build: make passk's sandbox image; prune: remove the ones this checkout "
+                                    "no longer runs")
     b = im_sub.add_parser("build", help="build passk's image from its container sources", formatter_class=_Help)
     b.add_argument("--base-image", default=default_base_image(), help="base image with python3")
     b.add_argument("--rebuild", action="store_true", help="build even if the image exists")
@@ -261,6 +262,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "pypy, or all; `passk doctor` lists which are built); repeatable")
     b.add_argument("--jobs", type=_positive(int), default=3, help="language images built side by side (default: 3)")
     _environment_args(b)
+    pr = im_sub.add_parser("prune", formatter_class=_Help,
+                           help="remove passk's images that this checkout no longer runs (built from other sources: "
+                                "a sandbox, language or environment image of an earlier passk) and their snapshots")
+    pr.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
 
     sv = command("serve", "an HTTP service for training loops and evaluation services: passk's /v1/evaluate, "
                           "SandboxFusion's /run_code, /health, /metrics (docs/serve.md)")
@@ -542,6 +547,8 @@ def cmd_report(args) -> int:
 
 def cmd_images(args) -> int:
     from harness.execution.sandbox.docker import connect
+    if args.images_command == "prune":
+        return _images_prune(connect(), args.dry_run)
     from harness.execution.sandbox.images import ensure_image
 
     from harness.inputs.languages import IMAGE_ONLY, LANGUAGES, canonical
@@ -591,6 +598,18 @@ def cmd_images(args) -> int:
               f"image {size / 1e6:.0f} MB, {time.monotonic() - t0:.0f} s")
         for d in e["deviations"]:
             print(f"  deviation: {d}")
+    return 0
+
+
+def _images_prune(client, dry_run: bool) -> int:
+    from harness.execution.sandbox import prune
+    superseded, kept = prune.plan(client)
+    done = superseded if dry_run else prune.remove(client, superseded, log=lambda m: print(f"passk: {m}", file=sys.stderr))
+    for image in done:
+        name = image["tags"][0] if image["tags"] else image["id"]
+        print(f"{'would remove' if dry_run else 'removed'} {name} ({image['size'] / 1e6:.0f} MB, {image['why']})")
+    print(f"{len(done)} image(s) {'to remove' if dry_run else 'removed'}, {len(kept)} kept "
+          "(sizes count shared layers in each)")
     return 0
 
 

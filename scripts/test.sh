@@ -3,6 +3,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# passk's images built from other sources than this checkout's (each change to containers/ retags them all;
+# kept, they filled CI's disk): removed, and with them their instance snapshots
+passk images prune | tail -1 >&2
 # The language images (Debian's toolchains on passk's image: a few minutes the first time, then cached)
 base="${PASSK_BASE_IMAGE:-passk-base:bookworm}"
 passk images build --base-image "$base" --language all >&2

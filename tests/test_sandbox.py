@@ -1,6 +1,8 @@
 """The Docker sandbox against the real engine: labels and reasons for ordinary candidates.
 Hostile ones are in test_security.py."""
 
+import uuid
+
 import pytest
 
 pytestmark = pytest.mark.docker
@@ -172,3 +174,41 @@ def test_a_failed_image_build_leaves_no_container(tmp_path):
         raise AssertionError("a failed build was tagged")
     except docker_sdk.errors.ImageNotFound:
         pass
+
+
+@pytest.mark.docker
+def test_prune_removes_superseded_passk_images_and_keeps_current_and_used_ones(tmp_path):
+    """CI filled the disk (no space left on device building the D toolchain): each change to containers/ gives
+    every passk image a new tag and nothing removed the old ones. `passk images prune` removes what this
+    checkout no longer runs and nothing it does, nor an image a container uses, nor one passk did not build."""
+    import docker as docker_sdk
+    from harness.core.constants import DEFAULT_BASE_IMAGE
+    from harness.execution.sandbox import prune
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import build, ensure_image
+    client = connect()
+    current = ensure_image(client, DEFAULT_BASE_IMAGE)
+    stale, used = "passk-sandbox:0prunetest00", "passk-prunetest-used:" + uuid.uuid4().hex[:8]
+    (tmp_path / "Dockerfile").write_text(f"FROM {current['image']}\nLABEL org.passk.prune-test=1\n")
+    build(client, tmp_path, stale, {}, "0" * 64)
+    build(client, tmp_path, used, {}, "1" * 64)
+    holder = client.containers.create(used, ["true"], entrypoint="/bin/true")
+    try:
+        superseded, kept = prune.plan(client)
+        names = {t: i["why"] for i in superseded + kept for t in i["tags"]}
+        assert stale in {t for i in superseded for t in i["tags"]}, names.get(stale)
+        assert names[used] == "a container uses it"
+        assert names[current["image"]] == "current"
+        assert not any(t.startswith(DEFAULT_BASE_IMAGE) for i in superseded for t in i["tags"])
+        removed = prune.remove(client, [i for i in superseded if stale in i["tags"]])
+        assert [i["tags"] for i in removed] == [[stale]]
+        with pytest.raises(docker_sdk.errors.ImageNotFound):
+            client.images.get(stale)
+        client.images.get(current["image"])
+    finally:
+        holder.remove(force=True)
+        client.images.remove(used, force=True)
+        try:
+            client.images.remove(stale, force=True)
+        except docker_sdk.errors.ImageNotFound:
+            pass

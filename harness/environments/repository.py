@@ -397,10 +397,15 @@ _adopt()
 """
 
 
+def base_tag(sandbox: dict) -> str:
+    """The tag of the repository base image on `sandbox`."""
+    return f"passk-repo-base:{hashlib.sha256((sandbox['image_id'] + _BASE_DOCKERFILE + _VENV_LINK).encode()).hexdigest()[:12]}"
+
+
 def base_image(client, sandbox: dict, log=None) -> str:
     """The repository base image on `sandbox` (built once per sandbox image): its tag."""
     import docker.errors
-    tag = f"passk-repo-base:{hashlib.sha256((sandbox['image_id'] + _BASE_DOCKERFILE + _VENV_LINK).encode()).hexdigest()[:12]}"
+    tag = base_tag(sandbox)
     try:
         client.images.get(tag)
         return tag
