@@ -11,8 +11,9 @@ results, which a warm engine cannot give.
 It prints the engine's image list before (it refuses an engine that already holds a passk image), the time
 each image took (the offline bases by debootstrap, passk's image on bookworm and bullseye, every language
 image on bookworm, and on bullseye with the ones refused by name), then runs
-scripts/agreement/repos_agreement.py on SWE-bench Lite's sympy and pytest rows against that engine (each
-repository environment built from nothing on the way) and prints its summary. PASSK_CACHE_DIR is a fresh
+scripts/agreement/repos_agreement.py on SWE-bench Lite's and Verified's rows of the eight repositories
+reachable here (--repo, --instances N per repository) against that engine (each repository environment
+built from nothing on the way) and prints its summary. PASSK_CACHE_DIR is a fresh
 directory under --out, so no wheel, tree or snapshot of the machine's is reused either."""
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data" / "swe-bench"
+REPOS = ("sympy/sympy", "pytest-dev/pytest", "astropy/astropy", "sphinx-doc/sphinx", "pylint-dev/pylint",
+         "psf/requests", "mwaskom/seaborn", "pallets/flask")
 
 
 def run(cmd: list[str], env: dict, log: Path) -> tuple[int, float]:
@@ -40,9 +44,13 @@ def run(cmd: list[str], env: dict, log: Path) -> tuple[int, float]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docker-host", required=True, help="the fresh engine's socket (fresh_engine.sh start prints it)")
-    ap.add_argument("--repos", required=True, help="DIR/<owner>/<name>: sympy/sympy and pytest-dev/pytest")
+    ap.add_argument("--repos", required=True, help="DIR/<owner>/<name>: the repositories")
+    ap.add_argument("--repo", action="append", default=[],
+                    help=f"only these repositories (repeatable; default: the {len(REPOS)} reachable here)")
+    ap.add_argument("--instances", type=int, default=0, help="at most this many instances per repository (0: all)")
     ap.add_argument("--swebench", default=None, help="an unpacked swebench 5.0.2 wheel (its grading on passk's logs)")
-    ap.add_argument("--rows", default=str(ROOT.parent / "shared" / "data" / "swe-bench" / "swe-bench-lite-test.jsonl"))
+    ap.add_argument("--rows", action="append", default=[],
+                    help="SWE-bench rows (repeatable; default: Lite's test rows and Verified's of these repositories)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--skip-languages", action="store_true", help="the sandbox and repository images only")
     args = ap.parse_args()
@@ -79,15 +87,18 @@ def main() -> int:
     built = subprocess.run(["docker", "images", "--format", "{{.Repository}}:{{.Tag}} {{.Size}}"], env=env,
                            capture_output=True, text=True).stdout.splitlines()
     print(f"\n{len(built)} images on the engine after the builds")
-    cmd = [sys.executable, "scripts/agreement/repos_agreement.py", "--rows", args.rows, "--repos", args.repos,
-           "--repo", "sympy/sympy", "--repo", "pytest-dev/pytest", "--out", str(out / "agreement")]
+    rows = args.rows or [str(DATA / "swe-bench-lite-test.jsonl"), str(DATA / "swe-bench-verified-test-9repos.jsonl")]
+    cmd = [sys.executable, "scripts/agreement/repos_agreement.py", "--repos", args.repos, "--out", str(out / "agreement"),
+           "--instances", str(args.instances)]
+    cmd += [a for r in rows for a in ("--rows", r)] + [a for r in (args.repo or REPOS) for a in ("--repo", r)]
     if args.swebench:
         cmd += ["--swebench", args.swebench]
     t0 = time.monotonic()
     proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
     minutes = (time.monotonic() - t0) / 60
     summary = proc.stdout[proc.stdout.find("| repository |"):] if "| repository |" in proc.stdout else proc.stdout[-3000:]
-    print(f"\nthe agreement on Lite's sympy and pytest rows, every environment built from nothing: "
+    print(f"\nthe agreement on {', '.join(args.repo or REPOS)} ({args.instances or 'every'} instance(s) each), every "
+          f"environment built from nothing: "
           f"{minutes:.1f} minutes, exit {proc.returncode}\n\n{summary}")
     return 1 if failed else proc.returncode
 
