@@ -49,6 +49,9 @@ stop)
     for _ in $(seq 1 30); do kill -0 "$(cat "$run/docker.pid")" 2>/dev/null || break; sleep 1; done
   fi
   ip link del "$bridge" 2>/dev/null || true
+  # dockerd mounts its data root (and overlay2's) on itself; left mounted, rm -rf cannot remove the directory
+  umount -R "$root" 2>/dev/null || true
+  umount -R "$run" 2>/dev/null || true
   rm -rf "$root" "$run"
   log "stopped; $root removed"
   ;;
