@@ -584,7 +584,9 @@ def cmd_images(args) -> int:
             except Exception as e:
                 failures.append(e)
                 continue
-            print(f"{lang['image']} {lang['image_id']}")
+            print(f"{lang['image']} {lang['image_id']}", flush=True)
+    for e in failures[1:]:   # the first is raised; none is left unsaid
+        print(f"passk: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
     if failures:
         raise failures[0]
     if env is not None:

@@ -65,3 +65,22 @@ def evaluate(problems: Path, samples: Path, out: Path, *extra: str, workers: int
         print(proc.stderr[-3000:], file=sys.stderr)
         raise SystemExit(2)
     return [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
+
+
+def buildable(rows: list, repos: str) -> tuple[list, list]:
+    """(the rows this machine can build, [(instance, why not)] for the others), as passk evaluate decides."""
+    from harness.core.errors import InputError
+    from harness.inputs.repos.recipes import recipe
+    from harness.inputs.repos.specs import spec_for
+    from harness.inputs.repos.trees import tree
+    ok, refused = [], []
+    for r in rows:
+        try:
+            spec = spec_for(r["repo"], r["version"], where=r["instance_id"])
+            why = spec.unbuildable() or recipe(spec, r["instance_id"], None, None).unbuildable()
+            if not why:
+                tree(repos, r["repo"], r["base_commit"], r["instance_id"])
+        except InputError as e:
+            why = str(e)
+        (refused.append((r["instance_id"], why)) if why else ok.append(r))
+    return ok, refused

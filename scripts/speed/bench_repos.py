@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from scripts.lib import passk_run  # noqa: E402
+from scripts.lib.passk_run import buildable  # noqa: E402
 
 
 def _evaluate(rows_file: Path, preds_file: Path, repos: str, out: Path, workers: int = 2) -> list:
@@ -44,25 +45,6 @@ def overhead(row: dict) -> float | None:
     install, the patch, the prepare step, and passk's hand-over (its whole wall minus the test step)."""
     test = row.get("channel_detail", {}).get("test_s")
     return None if test is None or row.get("wall_s") is None else row["wall_s"] - test
-
-
-def buildable(rows: list, repos: str) -> tuple[list, list]:
-    """(the rows this machine can build, [(instance, why not)] for the others), as passk evaluate decides."""
-    from harness.core.errors import InputError
-    from harness.inputs.repos.recipes import recipe
-    from harness.inputs.repos.specs import spec_for
-    from harness.inputs.repos.trees import tree
-    ok, refused = [], []
-    for r in rows:
-        try:
-            spec = spec_for(r["repo"], r["version"], where=r["instance_id"])
-            why = spec.unbuildable() or recipe(spec, r["instance_id"], None, None).unbuildable()
-            if not why:
-                tree(repos, r["repo"], r["base_commit"], r["instance_id"])
-        except InputError as e:
-            why = str(e)
-        (refused.append((r["instance_id"], why)) if why else ok.append(r))
-    return ok, refused
 
 
 def environments(rows: list, repos: str, rebuild: int) -> list:
