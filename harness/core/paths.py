@@ -1,4 +1,4 @@
-"""Where passk's own files are: the container sources the sandbox image is built from."""
+"""Where passk's own files are: the container sources the sandbox image is built from, and the host's cache."""
 
 from __future__ import annotations
 
@@ -24,3 +24,11 @@ def containers_dir() -> Path:
         raise HarnessError(f"cannot find passk's container sources (looked in {path}); reinstall passk, or set "
                            "PASSK_CONTAINERS to a directory holding its Dockerfile, start.py and box/")
     return path
+
+
+def cache_root(kind: str) -> Path:
+    """The host's cache of one kind (`environments`, `repos/trees`, `groundtruth`, ...): under
+    PASSK_CACHE_DIR, else XDG_CACHE_HOME/passk, else ~/.cache/passk."""
+    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
+    return Path(root) / kind

@@ -15,8 +15,12 @@ import sys
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
+from harness.core.paths import cache_root  # noqa: F401 - the environments' cache, re-exported
 
 OFFLINE_BASES = ("bookworm", "bullseye")     # the suites passk bootstraps: passk-base:<suite>
+# the pip an environment's image installs its wheels with (from its own wheel: the sandbox image has no pip);
+# a repository environment's venv keeps it (a PEP 660 editable install, as the harness's conda has)
+INSTALLER = "pip==24.2"
 
 
 def build(client, path, tag: str, buildargs: dict, labels: dict | None = None, nocache: bool = False):
@@ -97,6 +101,20 @@ def platforms(target: dict) -> list[str]:
     return tags + [f"manylinux2014_{machine}", f"manylinux2010_{machine}", f"manylinux1_{machine}", f"linux_{machine}"]
 
 
+_PIP_PROGRESS = ("  Using", "  Downloading", "Collecting", "  Obtaining")
+
+
+def run_pip(args: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
+    """The host's pip (resolving and downloading for an image's Python), its output and errors as one text."""
+    return subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+
+
+def pip_lines(output: str) -> list[str]:
+    """pip's output less its progress lines: what an error message can quote."""
+    return [ln for ln in output.splitlines() if ln.strip() and not ln.startswith(_PIP_PROGRESS)]
+
+
 def sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -127,11 +145,3 @@ def commit_lock(wheels: Path, final: Path, lock_path: Path, lock: dict) -> dict:
     tmp.write_text(json.dumps(lock, indent=1) + "\n")
     os.replace(tmp, lock_path)
     return {**lock, "wheels": str(final)}
-
-
-def cache_root(kind: str) -> Path:
-    """The host's cache of one kind of environment (`environments`, `repos/environments`, ...): under
-    PASSK_CACHE_DIR, else XDG_CACHE_HOME/passk, else ~/.cache/passk."""
-    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
-    return Path(root) / kind

@@ -11,17 +11,15 @@ import hashlib
 import json
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from harness.core.errors import InputError
-from harness.environments.bases import build, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
+from harness.environments.bases import INSTALLER, build, pip_lines, run_pip, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
 from harness.inputs.libraries import Environment, canonical_name, requirement_name
 
 LOCK_FORMAT = 1
-INSTALLER = "pip==24.2"          # installs the wheels inside the image (from its own wheel; the image has no pip)
 ENV_REPOSITORY = "passk-env"
 LABEL_ENVIRONMENT = "org.passk.environment"
 LABEL_LOCK = "org.passk.environment-lock"
@@ -44,12 +42,9 @@ def _wheel_name_version(filename: str) -> tuple[str, str]:
 
 
 def _pip(args: list[str], what: str) -> None:
-    cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = run_pip(args)
     if proc.returncode != 0:
-        lines = [ln for ln in proc.stdout.splitlines() if ln.strip() and not ln.startswith(("  Using", "  Downloading",
-                                                                                               "Collecting", "  Obtaining"))]
-        raise InputError(f"{what}: pip failed (exit {proc.returncode}):\n  " + "\n  ".join(lines[-12:]))
+        raise InputError(f"{what}: pip failed (exit {proc.returncode}):\n  " + "\n  ".join(pip_lines(proc.stdout)[-12:]))
 
 
 def lock_sha256(packages: list[dict], installer: dict) -> str:

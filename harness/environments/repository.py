@@ -35,11 +35,11 @@ import tempfile
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError, UnbuildableEnvironment
-from harness.environments.bases import build, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
+from harness.environments.bases import INSTALLER, build, pip_lines, run_pip, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
+from harness.inputs.libraries import canonical_name
 from harness.inputs.repos.recipes import STANDIN_PACKAGES, RepoEnvironment
 
 LOCK_FORMAT = 1
-INSTALLER = "pip==24.2"                  # the venv's pip (a PEP 660 editable install, as the harness's conda has)
 BUILD_TOOLS = ("setuptools", "wheel")    # what a legacy setup.py project is built with, offline
 REPOSITORY = "passk-repo-env"
 LABEL_KEY = "org.passk.repo-environment"
@@ -51,19 +51,20 @@ def cache_root() -> Path:
 
 
 def _pip(args: list[str], what: str, check: bool = True) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
     # a setuptools_scm project's metadata builds without its history (its version does not decide its needs)
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                          env={**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0"})
+    proc = run_pip(args, env={**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0"})
     if check and proc.returncode != 0:
-        lines = [ln for ln in proc.stdout.splitlines() if ln.strip() and not ln.startswith(("  Using", "  Downloading",
-                                                                                               "Collecting", "  Obtaining"))]
-        lines = [ln for ln in lines if "is ignored: it is neither a file nor a directory" not in ln
-                 and "Ignored the following versions" not in ln and "━━" not in ln]
-        errors = [ln for ln in lines if ln.startswith("ERROR:")]   # pip's own words first: what it could not find
-        raise UnbuildableEnvironment(f"{what}: pip could not resolve it for this environment (exit "
-                                     f"{proc.returncode}):\n  " + "\n  ".join(ln[:500] for ln in (errors or lines)[-6:]))
+        raise _unresolved(proc, what)
     return proc
+
+
+def _unresolved(proc: subprocess.CompletedProcess, what: str) -> UnbuildableEnvironment:
+    """The error of a pip command that failed: pip's own ERROR lines first, else its last words."""
+    lines = [ln for ln in pip_lines(proc.stdout) if "is ignored: it is neither a file nor a directory" not in ln
+             and "Ignored the following versions" not in ln and "━━" not in ln]
+    errors = [ln for ln in lines if ln.startswith("ERROR:")]   # pip's own words first: what it could not find
+    return UnbuildableEnvironment(f"{what}: pip could not resolve it for this environment (exit "
+                                  f"{proc.returncode}):\n  " + "\n  ".join(ln[:500] for ln in (errors or lines)[-6:]))
 
 
 def _target_args(target: dict) -> list[str]:
@@ -187,10 +188,12 @@ def _download(what: list, target_args: list, wheels: Path, work: Path, label: st
     (in the environment's base image: its Python, glibc and compiler, never the host's) and the download
     tried again (at most 8 times), each such build noted in the lock. UnbuildableEnvironment, with pip's
     last words, for what cannot be had."""
-    for _ in range(8):
+    for built in range(9):
         proc = _pip(["download", *target_args, "--find-links", str(wheels), "-d", str(wheels), *what], label, check=False)
         if proc.returncode == 0:
             return
+        if built == 8:
+            break
         missing = _NO_WHEEL.search(proc.stdout)
         spec = missing.group(1) if missing else _unbuilt_dependency(proc.stdout, wheels)
         if spec is None or build is None:
@@ -207,7 +210,7 @@ def _download(what: list, target_args: list, wheels: Path, work: Path, label: st
             break
         notes.append(f"{spec}: no wheel published for this Python; built from its sdist in the environment's base "
                      f"image ({', '.join(new)})")
-    _pip(["download", *target_args, "--find-links", str(wheels), "-d", str(wheels), *what], label)
+    raise _unresolved(proc, label)   # the last download's own failure: it is not run again to say so
 
 
 _DEPENDS = re.compile(r"depends on ([A-Za-z0-9][A-Za-z0-9._-]*)((?:[<>=!~]=?[A-Za-z0-9.*+!_-]+,?)*)")
@@ -218,9 +221,9 @@ def _unbuilt_dependency(output: str, wheels: Path) -> str | None:
     which a download of binary wheels cannot see), as a requirement to build; None if there is none."""
     if "ResolutionImpossible" not in output:
         return None
-    have = {re.sub(r"[-_.]+", "-", w.name.split("-")[0]).lower() for w in wheels.glob("*.whl")}
+    have = {canonical_name(w.name.split("-")[0]) for w in wheels.glob("*.whl")}
     for name, spec in _DEPENDS.findall(output):
-        if re.sub(r"[-_.]+", "-", name).lower() not in have:
+        if canonical_name(name) not in have:
             return name + spec.rstrip(",")
     return None
 
@@ -527,7 +530,7 @@ def pin_differences(env: RepoEnvironment, freeze: list[str]) -> list[str]:
     for line in freeze:
         name, sep, version = line.partition("==")
         if sep:
-            have[re.sub(r"[-_.]+", "-", name).lower()] = version
+            have[canonical_name(name)] = version
     out = []
     for name, version, _source in env.official.packages:
         got = have.get(name)

@@ -29,6 +29,7 @@ from harness.core.constants import GROUND_TRUTH_FILE, PASSED
 from harness.core.errors import HarnessError, InputError
 from harness.inputs.problem import Problem
 from harness.inputs.samples import Sample
+from harness.core.paths import cache_root
 
 VERSION = 1                 # of the ground-truth record and of how it is measured
 TRUTH_CAP_S = 120.0         # the ground truth's own wall clock per phase (EvalPlus sets none)
@@ -37,9 +38,7 @@ RULE = "evalplus-0.3.1"
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
-    return Path(root) / "groundtruth"
+    return cache_root("groundtruth")
 
 
 def differential_problems(problems: dict) -> dict:

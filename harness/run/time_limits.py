@@ -22,15 +22,14 @@ from pathlib import Path
 
 from harness.core.errors import InputError
 from harness.execution.jobs import Job
+from harness.core.paths import cache_root
 
 PROBE_LIMIT_S = 10.0   # the accepted submissions' limit while the time limit is found
 CACHE_VERSION = 1
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
-    return Path(root) / "time_limits"
+    return cache_root("time_limits")
 
 
 def package_sha256(root: Path, boundary: Path | None = None) -> str:

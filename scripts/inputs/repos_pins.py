@@ -33,6 +33,10 @@ import tarfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from harness.inputs.libraries import canonical_name  # noqa: E402
+
 OUT = ROOT / "harness" / "inputs" / "repos" / "official.json"
 PREFIX = "swebench/resources/swebench-og/"
 # conda's name -> PyPI's, where they differ by more than PEP 503's normalisation
@@ -49,10 +53,6 @@ CONDA_PARTS = {"numpy-base": "numpy", "pyarrow-core": "pyarrow", "pybind11-globa
 CONDA_ONLY = {"cdat_info", "cdms2", "cdtime", "esmpy", "libcf"}
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([A-Za-z0-9.+!_-]+)$")
 _CONDA = re.compile(r"^([A-Za-z0-9_][A-Za-z0-9._-]*)=([^=]+)=([^=]+)$")
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def read_environment(text: str, where: str) -> dict:
@@ -76,7 +76,7 @@ def read_environment(text: str, where: str) -> dict:
             m = _PIN.match(entry)
             if m is None:
                 raise SystemExit(f"{where}: a pip line that is not a pin: {entry!r}")
-            packages[canonical(m.group(1))] = [canonical(m.group(1)), m.group(2), "official pip"]
+            packages[canonical_name(m.group(1))] = [canonical_name(m.group(1)), m.group(2), "official pip"]
             continue
         m = _CONDA.match(entry)
         if m is None:
@@ -91,7 +91,7 @@ def read_environment(text: str, where: str) -> dict:
         elif name in CONDA_PARTS:
             continue
         else:
-            pip_name = canonical(CONDA_TO_PYPI.get(name, name))
+            pip_name = canonical_name(CONDA_TO_PYPI.get(name, name))
             packages.setdefault(pip_name, [pip_name, version, f"official conda ({name})"])
     if python is None:
         raise SystemExit(f"{where}: no python")

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.inputs.libraries import canonical_name
 from harness.inputs.repos.official import OfficialEnvironment, for_instance
 from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
 
@@ -27,10 +28,6 @@ from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
 # the environment's image, started by the test step (containers/box/repo.py SERVICES).
 STANDINS = {"psf/requests": ("httpbin",)}
 STANDIN_PACKAGES = {"httpbin": ("httpbin==0.10.4", "importlib-metadata==8.5.0")}   # the second: flask's on Python < 3.10
-
-
-def canonical_name(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 @dataclass(frozen=True)
@@ -57,13 +54,18 @@ class RepoEnvironment:
     def standins(self) -> tuple[str, ...]:
         return STANDINS.get(self.spec.repo, ())
 
+    def _requests(self) -> tuple[list[str], list[str], tuple[str, ...]]:
+        """The spec's requests: (its packages' words, the requirements file's lines, its pip packages)."""
+        words = [] if self.spec.reads_requirements else self.spec.packages.split()
+        lines = [ln.strip() for ln in (self.requirements or "").splitlines() if ln.strip() and not ln.startswith("-")]
+        return words, lines, self.spec.pip_packages
+
     def packages(self) -> list[str]:
         """What pip installs into the environment: the official pins, or the spec's requirements."""
         if self.official is not None:
             return self.official.pins()
-        words = [] if self.spec.reads_requirements else self.spec.packages.split()
-        lines = [ln.strip() for ln in (self.requirements or "").splitlines() if ln.strip() and not ln.startswith("-")]
-        return [*words, *lines, *self.spec.pip_packages]
+        words, lines, pip = self._requests()
+        return [*words, *lines, *pip]
 
     def holds(self) -> dict:
         """What the image holds, and so what its key hashes."""
@@ -89,13 +91,10 @@ class RepoEnvironment:
         """Where each requested package's pin or requirement came from."""
         if self.official is not None:
             return [{"package": n, "version": v, "source": s} for n, v, s in self.official.packages]
-        out = []
-        words = [] if self.spec.reads_requirements else self.spec.packages.split()
-        out += [{"package": w, "source": "spec packages (conda's name, resolved by pip)"} for w in words]
-        out += [{"package": ln, "source": "the repository's requirements file"}
-                for ln in (self.requirements or "").splitlines() if ln.strip() and not ln.startswith("-")]
-        out += [{"package": p, "source": "spec pip_packages"} for p in self.spec.pip_packages]
-        return out
+        words, lines, pip = self._requests()
+        return ([{"package": w, "source": "spec packages (conda's name, resolved by pip)"} for w in words] +
+                [{"package": ln, "source": "the repository's requirements file"} for ln in lines] +
+                [{"package": p, "source": "spec pip_packages"} for p in pip])
 
     def differences(self, python: str | None = None) -> list[str]:
         """How this environment differs from the official one, as far as the recipe knows (the image's
@@ -129,8 +128,8 @@ def recipe(spec: EnvSpec, instance_id: str, requirements: str | None, commit: st
            official: bool = True) -> RepoEnvironment:
     """An instance's recipe: the official pins where SWE-bench published them (unless `official` is off),
     else the spec's packages."""
-    return RepoEnvironment(spec, None if official and for_instance(instance_id) else requirements, commit,
-                           official=for_instance(instance_id) if official else None)
+    pins = for_instance(instance_id) if official else None
+    return RepoEnvironment(spec, None if pins else requirements, commit, official=pins)
 
 
 def to_settings(env: RepoEnvironment, repos_dir: str | None, snapshots: bool = True) -> dict:
@@ -167,6 +166,6 @@ def from_settings(data: dict):
             from harness.inputs.repos.trees import export
             return export(repos, env.spec.repo, commit, Path(tmp))
         return export_into
-    wanted = dict.fromkeys([*((env.commit, env.spec.setup_steps(), env.spec.install, "") for _ in [0] if env.commit),
-                            *env.projects])
+    own = [(env.commit, env.spec.setup_steps(), env.spec.install, "")] if env.commit else []
+    wanted = dict.fromkeys([*own, *env.projects])
     return env, {p: exporter(p[0]) for p in wanted}
