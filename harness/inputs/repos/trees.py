@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
+from harness.core.paths import cache_root
 
 CANDIDATE_UID = 10001          # containers/box/layout.py: the files are the candidate's in the container
 TREE_FORMAT = 3                 # 3: submodules checked out from --repos
@@ -99,7 +100,8 @@ def export(repos, repo: str, commit: str, work: Path, gdir: Path | None = None, 
     naming the path for what this machine does not hold: a file the mirror lacks, a submodule's repository
     or commit."""
     gdir = gdir or check_available(repos, repo, commit, repo)
-    missing = missing_objects(gdir, commit)
+    entries = tree_entries(gdir, commit)
+    missing = missing_objects(gdir, entries)
     if missing:
         raise InputError(f"{repo} at {commit}: the repository here lacks {len(missing)} file(s) the tree needs "
                          f"({', '.join(missing[:3])}); a partial mirror cannot give the tree as the harness has it")
@@ -110,7 +112,7 @@ def export(repos, repo: str, commit: str, work: Path, gdir: Path | None = None, 
         _git(gdir, f"--work-tree={work}", "checkout-index", "--all", "--force", env=env)
     finally:
         Path(env["GIT_INDEX_FILE"]).unlink(missing_ok=True)
-    for path, sub_repo, sub_commit in submodules(gdir, commit, repo):
+    for path, sub_repo, sub_commit in submodules(gdir, commit, repo, entries):
         if depth >= 2:
             raise InputError(f"{repo} at {commit}: submodules nested more than two deep ({path})")
         target = work / path
@@ -127,16 +129,22 @@ _SUBMODULE_URL = re.compile(r"^(?:https?://|git@|git://)github\.com[/:]([A-Za-z0
                             r"([A-Za-z0-9][A-Za-z0-9_.-]{0,99}?)(?:\.git)?/?$")
 
 
-def submodules(gdir: Path, commit: str, repo: str) -> list[tuple[str, str, str]]:
+def tree_entries(gdir: Path, commit: str) -> list[tuple[str, str, str]]:
+    """[(type, object id, path)] of every entry of the tree at `commit` (git ls-tree -r: blobs and gitlinks)."""
+    out = []
+    for entry in _git(gdir, "ls-tree", "-r", "-z", commit).stdout.split(b"\0"):
+        meta, _, path = entry.partition(b"\t")
+        words = meta.split()
+        if len(words) == 3:
+            out.append((words[1].decode(), words[2].decode(), path.decode("utf-8", "replace")))
+    return out
+
+
+def submodules(gdir: Path, commit: str, repo: str, entries: list) -> list[tuple[str, str, str]]:
     """[(path in the tree, owner/name of its repository, its commit)] of the tree's submodules (its gitlinks,
     with .gitmodules' URL for each); a gitlink .gitmodules does not map, or a URL that is not GitHub's, is
     InputError naming it."""
-    listing = _git(gdir, "ls-tree", "-r", "-z", commit).stdout.split(b"\0")
-    links = {}
-    for entry in listing:
-        if entry.startswith(b"160000 commit "):
-            meta, _, path = entry.partition(b"\t")
-            links[path.decode("utf-8", "replace")] = meta.split()[2].decode()
+    links = {path: oid for kind, oid, path in entries if kind == "commit"}
     if not links:
         return []
     proc = _git(gdir, "show", f"{commit}:.gitmodules", check=False)
@@ -162,15 +170,12 @@ def submodules(gdir: Path, commit: str, repo: str) -> list[tuple[str, str, str]]
     return out
 
 
-def missing_objects(gdir: Path, commit: str) -> list[str]:
-    """The files of the tree at `commit` whose contents the repository does not hold (a partial mirror)."""
-    listing = _git(gdir, "ls-tree", "-r", "-z", commit).stdout.split(b"\0")
+def missing_objects(gdir: Path, entries: list) -> list[str]:
+    """The files of a tree (its tree_entries) whose contents the repository does not hold (a partial mirror)."""
     blobs = {}
-    for entry in listing:
-        meta, _, path = entry.partition(b"\t")
-        words = meta.split()
-        if len(words) == 3 and words[1] == b"blob":
-            blobs.setdefault(words[2].decode(), path.decode("utf-8", "replace"))
+    for kind, oid, path in entries:
+        if kind == "blob":
+            blobs.setdefault(oid, path)
     if not blobs:
         return []
     proc = _git(gdir, "cat-file", "--batch-check", input="\n".join(blobs).encode() + b"\n")
@@ -178,9 +183,7 @@ def missing_objects(gdir: Path, commit: str) -> list[str]:
 
 
 def cache_dir() -> Path:
-    root = os.environ.get("PASSK_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "passk")
-    return Path(root) / "repos" / "trees"
+    return cache_root("repos/trees")
 
 
 def _owned(info: tarfile.TarInfo) -> tarfile.TarInfo:
