@@ -12,7 +12,6 @@ the step is not run again per instance (apt_packages, setup_steps)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from dataclasses import asdict, dataclass
@@ -51,18 +50,6 @@ class EnvSpec:
     @property
     def reads_requirements(self) -> bool:
         return self.packages.strip() == "requirements.txt"
-
-    def environment(self) -> dict:
-        """What decides the environment's image (not the test command): hashed into its key."""
-        return {"python": self.python, "packages": self.packages, "pip_packages": list(self.pip_packages),
-                "repo": self.repo if self.reads_requirements else None}
-
-    def key(self, requirements: str | None = None) -> str:
-        """The environment's identity: the same Python and packages give the same image, whatever the version
-        (sympy's 0.7 to 1.12 share one); a spec that reads the repository's requirements file adds its text."""
-        h = hashlib.sha256(json.dumps({**self.environment(), "requirements": requirements}, sort_keys=True).encode())
-        slug = re.sub(r"[^a-z0-9]+", "-", self.repo.lower()).strip("-")
-        return f"{slug}-py{self.python.replace('.', '')}-{h.hexdigest()[:10]}"
 
     def apt_packages(self) -> tuple[str, ...]:
         """The Debian packages the pre-install steps ask apt-get for (installed when the image is built)."""
