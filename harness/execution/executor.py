@@ -190,10 +190,8 @@ class Executor(ABC):
                         limits={**asdict(limits), "network": "none", "runtime": self.settings.runtime,
                                 "isolation": "fresh", "image": None, "image_id": None},
                         verdict_channel=job.problem.channel, channel_detail={"step": "environment"})
-        row.candidate_sha256 = job.sample.sha256
-        row.sample = job.sample.row_fields()
         row.language = job.problem.language
-        return row
+        return job.stamp(row, 1, self.run_id)
 
     def _share_slots(self, parent: "Executor") -> None:
         """A sibling runs its jobs within its parent's slots: as many candidates at once as the run's

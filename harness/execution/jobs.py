@@ -30,6 +30,17 @@ class Job:
     def key(self) -> tuple[str, int]:
         return (self.sample.task_id, self.sample.sample_index)
 
+    def stamp(self, row, attempt: int, run_id: str):
+        """What every row of this job carries whoever made it (the pool from the supervisor's result, an
+        executor for a candidate that never ran): its candidate, the attempt, the run and when it finished."""
+        from harness.records.manifest import now
+        row.candidate_sha256 = self.sample.sha256
+        row.sample = self.sample.row_fields()
+        row.attempt = attempt
+        row.run_id = run_id
+        row.finished_at = now()
+        return row
+
     def language(self, python: str = "python") -> str:
         """The language the program runs in (its image): an io program's own (its sample says it; Python,
         run by `python`, when it says nothing), else its problem's. `python` "auto": the Python the problem's

@@ -339,9 +339,6 @@ class Pool:
         else:
             row.language = job.problem.language
         row.limits = {**record, **job.note} if job.note else record
-        row.candidate_sha256 = job.sample.sha256
-        row.sample = job.sample.row_fields()
-        row.attempt = attempt
         row.verdict_channel = text.clean_reason(result.get("verdict_channel")) or job.problem.channel
         detail = result.get("channel_detail")
         row.channel_detail = ({text.clean_reason(k): v for k, v in detail.items()
@@ -365,9 +362,7 @@ class Pool:
         row.base_status = base_status if base_status in (PASSED, FAILED, TIMED_OUT) else None
         if isinstance(result.get("truth"), dict) and job.differential is not None and job.differential.get("mode") == "truth":
             row.ground_truth = result["truth"]
-        row.run_id = self.backend.run_id
-        row.finished_at = now()
-        return row
+        return job.stamp(row, attempt, self.backend.run_id)
 
 
 def _captured(c: dict, limit: int) -> dict:

@@ -465,12 +465,7 @@ class RayExecutor(Executor):
         row = ResultRow(job.sample.task_id, job.sample.sample_index, ERROR, reason=REASON_INFRASTRUCTURE,
                         detail=f"the Ray node running it was lost {attempts} times; last: {node}: {_first_line(error)}"[:1000])
         row.limits = limits_record(job.limits or self.limits, self.facts)
-        row.candidate_sha256 = job.sample.sha256
-        row.sample = job.sample.row_fields()
-        row.attempt = attempts
         row.verdict_channel = job.problem.channel
-        row.run_id = self.run_id
         row.node = node
-        row.finished_at = now()
-        return row
+        return job.stamp(row, attempts, self.run_id)
 
