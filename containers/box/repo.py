@@ -113,10 +113,14 @@ class RepoJob:
     def bash(self, name, script, cap=None):
         return self.step(name, ["bash", "-c", script + "\n"], cap=cap)
 
+    def git_argv(self):
+        """passk's own git command: its copy of the tree's .git, hooks off, no fsmonitor."""
+        return ["git", f"--git-dir={self.gitdir}", f"--work-tree={TESTBED}", "-c", "core.hooksPath=/dev/null",
+                "-c", "core.fsmonitor=false"]
+
     def git(self):
-        """passk's own git command line: its copy of the tree's .git, hooks off, no fsmonitor."""
-        return (f"git --git-dir={shlex.quote(self.gitdir)} --work-tree={TESTBED} -c core.hooksPath=/dev/null "
-                "-c core.fsmonitor=false")
+        """The same, as a shell command line."""
+        return " ".join(shlex.quote(a) for a in self.git_argv())
 
     def ended_badly(self, report):
         """The label when a step was stopped by a limit (not by its own exit), else None."""
@@ -173,16 +177,15 @@ class RepoJob:
         _write_file(patch_file, self.job["code"], CANDIDATE_UID)
         applied, outputs = None, []
         for argv in APPLY_COMMANDS:
-            if argv[0] == "git":   # git's apply with passk's .git (its configuration, not the tree's)
-                argv = ("git", f"--git-dir={self.gitdir}", f"--work-tree={TESTBED}", "-c", "core.hooksPath=/dev/null",
-                        *argv[1:])
-            r = self.step("apply", [*argv, patch_file])
+            # git's apply with passk's .git (its configuration, not the tree's)
+            run = [*self.git_argv(), *argv[1:]] if argv[0] == "git" else list(argv)
+            r = self.step("apply", [*run, patch_file])
             bad = self.ended_badly(r)
             if bad:
                 return self.finish(*bad)
             outputs.append(self.tail(r))
             if r["exit_code"] == 0:
-                applied = " ".join(a for a in argv if not a.startswith(("--git-dir", "--work-tree", "-c", "core.")))
+                applied = " ".join(argv)
                 break
         self.facts["applied_with"] = applied or "none"
         after, truncated = tree_state(TESTBED)
@@ -235,9 +238,9 @@ class RepoJob:
         r = self.step("tree", ["tar", "-xzf", "-", "-C", TESTBED], stdin=tree)
         if self.ended_badly(r) or r["exit_code"] != 0:
             return self.error("environment_error", "the tree did not unpack: " + self.tail(r))
-        r = self.step("venv", ["cp", "-a", PRISTINE_VENV + "/.", VENV + "/"])
-        if self.ended_badly(r) or r["exit_code"] != 0:
-            return self.error("environment_error", "the environment did not copy: " + self.tail(r))
+        why = self.copy_venv()
+        if why:
+            return self.error("environment_error", why)
         self.current = "setup"
         setup = "exec 2>&1\nset -euo pipefail\n" + "".join(f"{c}\n" for c in s.get("pre_install") or ()) + \
             (f"{s['install']}\n" if s.get("install") else "") + \
@@ -252,6 +255,13 @@ class RepoJob:
             return self.error("environment_error", "the repository's install failed before any patch: " + self.tail(r))
         return None
 
+    def copy_venv(self):
+        """The environment's pristine venv into /venv, as the candidate's user; why it failed, or None."""
+        r = self.step("venv", ["cp", "-a", PRISTINE_VENV + "/.", VENV + "/"])
+        if self.ended_badly(r) or r["exit_code"] != 0:
+            return "the environment did not copy: " + self.tail(r)
+        return None
+
     def restore(self, name):
         """The instance's snapshot into /testbed and /venv (the supervisor copies, as root, out of the
         directory the candidate cannot read); why it failed, or None."""
@@ -263,9 +273,9 @@ class RepoJob:
         why = self.as_root("tree", ["cp", "-a", "--", src + "/testbed/.", TESTBED + "/"], self.left_s())
         if why:
             return why
-        r = self.step("venv", ["cp", "-a", PRISTINE_VENV + "/.", VENV + "/"])
-        if self.ended_badly(r) or r["exit_code"] != 0:
-            return "the environment did not copy: " + self.tail(r)
+        why = self.copy_venv()
+        if why:
+            return why
         if os.path.isdir(os.path.join(src, "venv")):
             why = self.as_root("venv_delta", ["cp", "-a", "--", src + "/venv/.", VENV + "/"], self.left_s())
             if why:
