@@ -608,8 +608,8 @@ def _images_prune(client, dry_run: bool) -> int:
     superseded, kept = prune.plan(client)
     done = superseded if dry_run else prune.remove(client, superseded, log=lambda m: print(f"passk: {m}", file=sys.stderr))
     for image in done:
-        name = image["tags"][0] if image["tags"] else image["id"]
-        print(f"{'would remove' if dry_run else 'removed'} {name} ({image['size'] / 1e6:.0f} MB, {image['why']})")
+        print(f"{'would remove' if dry_run else 'removed'} {prune.name(image)} ({image['size'] / 1e6:.0f} MB, "
+              f"{image['why']})")
     print(f"{len(done)} image(s) {'to remove' if dry_run else 'removed'}, {len(kept)} kept "
           "(sizes count shared layers in each)")
     return 0

@@ -539,12 +539,10 @@ class DockerBackend(Backend):
             from harness.environments import instances
             self.snapshots_image_id = image["image_id"]
             self.instances_dir = str(instances.image_dir(image["image_id"]))
-        self.facts["repo_snapshots"] = ("per instance, on this machine (set up once, copied per candidate)"
-                                        if self.instances_dir else
-                                        "none: each candidate's container sets its instance up" if is_repo(self.settings)
-                                        else None)
-        if self.facts["repo_snapshots"] is None:
-            del self.facts["repo_snapshots"]
+        if is_repo(self.settings):
+            self.facts["repo_snapshots"] = ("per instance, on this machine (set up once, copied per candidate)"
+                                            if self.instances_dir else "none: each candidate's container sets its "
+                                            "instance up")
         return self.facts
 
     def open_snapshot_session(self, staging: str) -> DockerSession:

@@ -87,7 +87,7 @@ def remove(client, images: list[dict], log=print) -> list[dict]:
             for tag in image["tags"] or [image["id"]]:
                 client.images.remove(tag, noprune=False)
         except docker.errors.APIError as e:
-            log(f"kept {_name(image)}: {getattr(e, 'explanation', None) or e}")
+            log(f"kept {name(image)}: {getattr(e, 'explanation', None) or e}")
             continue
         removed.append(image)
         if image["labels"].get(repository.LABEL_KEY):
@@ -97,5 +97,6 @@ def remove(client, images: list[dict], log=print) -> list[dict]:
     return removed
 
 
-def _name(image: dict) -> str:
+def name(image: dict) -> str:
+    """An image's first tag, else its short id."""
     return image["tags"][0] if image["tags"] else image["id"].split(":")[-1][:12]
