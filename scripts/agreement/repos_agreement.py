@@ -108,9 +108,7 @@ def main() -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows, per_repo, seen, refused, sets = [], defaultdict(int), set(), [], defaultdict(list)
-    from harness.inputs.repos.recipes import recipe
     from harness.inputs.repos.specs import spec_for
-    from harness.core.errors import InputError
     for path in args.rows:
         for line in Path(path).read_text().splitlines():
             r = json.loads(line)
@@ -120,14 +118,7 @@ def main() -> int:
             if args.instances and per_repo[r["repo"]] >= args.instances:
                 continue
             seen.add(r["instance_id"])
-            try:   # what cannot be built here is refused by name, as `passk evaluate` refuses it
-                spec = spec_for(r["repo"], r["version"], where=r["instance_id"])
-                why = spec.unbuildable() or recipe(spec, r["instance_id"], None, None).unbuildable()
-                if not why:   # the tree: a file the mirror lacks, a submodule (cached for the run)
-                    from harness.inputs.repos.trees import tree
-                    tree(args.repos, r["repo"], r["base_commit"], r["instance_id"])
-            except InputError as e:
-                why = str(e)
+            why = passk_run.unbuildable(r, args.repos)   # refused by name, as `passk evaluate` refuses it
             if why:
                 refused.append((r["instance_id"], r["version"], why))
                 continue

@@ -67,20 +67,27 @@ def evaluate(problems: Path, samples: Path, out: Path, *extra: str, workers: int
     return [json.loads(line) for line in results.read_text().splitlines() if line.strip()]
 
 
-def buildable(rows: list, repos: str) -> tuple[list, list]:
-    """(the rows this machine can build, [(instance, why not)] for the others), as passk evaluate decides."""
+def unbuildable(row: dict, repos: str) -> str | None:
+    """Why this machine cannot build a SWE-bench row's instance, as passk evaluate decides (a Python no Debian
+    base gives, a conda-only package, a file the mirror lacks), or None."""
     from harness.core.errors import InputError
     from harness.inputs.repos.recipes import recipe
     from harness.inputs.repos.specs import spec_for
     from harness.inputs.repos.trees import tree
+    try:
+        spec = spec_for(row["repo"], row["version"], where=row["instance_id"])
+        why = spec.unbuildable() or recipe(spec, row["instance_id"], None, None).unbuildable()
+        if not why:   # the tree: a file the mirror lacks, a submodule (cached)
+            tree(repos, row["repo"], row["base_commit"], row["instance_id"])
+    except InputError as e:
+        why = str(e)
+    return why or None
+
+
+def buildable(rows: list, repos: str) -> tuple[list, list]:
+    """(the rows this machine can build, [(instance, why not)] for the others), as passk evaluate decides."""
     ok, refused = [], []
     for r in rows:
-        try:
-            spec = spec_for(r["repo"], r["version"], where=r["instance_id"])
-            why = spec.unbuildable() or recipe(spec, r["instance_id"], None, None).unbuildable()
-            if not why:
-                tree(repos, r["repo"], r["base_commit"], r["instance_id"])
-        except InputError as e:
-            why = str(e)
+        why = unbuildable(r, repos)
         (refused.append((r["instance_id"], why)) if why else ok.append(r))
     return ok, refused
