@@ -339,3 +339,16 @@ def test_an_evaluator_closed_while_its_image_is_built_starts_no_container():
     t.join(10)
     time.sleep(0.2)   # a lane's container would be started in the background
     assert outcome == ["stopped"] and opened == []
+
+
+def test_a_candidate_whose_environment_cannot_be_built_gets_a_whole_row():
+    """The row of a candidate whose environment cannot be built lacked the run id and finish time every
+    other row carries (the pool's, Ray's): it was made apart from them."""
+    from harness.execution.evaluator import Evaluator
+    ev = Evaluator(Limits(timeout_s=3.0, memory_mb=256), SandboxSettings(workers=1), run_id="run-x")
+    sample = Sample("F/0", 3, SLOW_RIGHT, "completion", "test")
+    row = ev.unbuildable_row(Job(PROBLEM, sample), "Python 3.6, which no Debian base gives")
+    assert (row.status, row.reason) == ("error", "environment_error")
+    assert row.run_id == "run-x" and row.finished_at and row.attempt == 1
+    assert row.candidate_sha256 == sample.sha256 and row.sample_index == 3
+    assert "Python 3.6" in row.detail
