@@ -651,3 +651,18 @@ def test_two_instances_that_hold_the_same_share_an_environment():
     assert not lite_only.pinned and lite_only.differences()[0].startswith("SWE-bench published no exported")
     spec_only = recipe(spec_for("sympy/sympy", "1.1"), "sympy__sympy-13031", None, None, official=False)
     assert not spec_only.pinned and spec_only.key != a.key
+
+
+def test_the_specs_pip_packages_override_the_same_package_from_the_requirements_file():
+    """flask 2.0's environment did not build from nothing: its requirements file pins MarkupSafe 2.0.1 and
+    its spec's pip packages 2.1.3, which the harness installs after the file; resolved together they
+    conflicted (pip's ResolutionImpossible) and every candidate got environment_error."""
+    from harness.inputs.repos.recipes import recipe
+    from harness.inputs.repos.specs import spec_for
+    spec = spec_for("pallets/flask", "2.0")
+    env = recipe(spec, "no-such-instance", "click==7.0\nmarkupsafe==2.0.1\nWerkzeug>=2.0\npytest==6.2\n", None,
+                 official=False)
+    got = env.packages()
+    assert "MarkupSafe==2.1.3" in got and "markupsafe==2.0.1" not in got and "click==7.0" not in got
+    assert "pytest==6.2" in got and "Werkzeug>=2.0" not in got
+    assert [p for p in got if p.lower().startswith("markupsafe")] == ["MarkupSafe==2.1.3"]

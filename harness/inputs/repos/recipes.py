@@ -30,6 +30,11 @@ STANDINS = {"psf/requests": ("httpbin",)}
 STANDIN_PACKAGES = {"httpbin": ("httpbin==0.10.4", "importlib-metadata==8.5.0")}   # the second: flask's on Python < 3.10
 
 
+def _name(requirement: str) -> str:
+    """A requirement's package, by PEP 503's name ("MarkupSafe>=2.0; python_version<'3.10'" -> "markupsafe")."""
+    return canonical_name(re.split(r"[<>=!~\[; ]", requirement.strip())[0])
+
+
 @dataclass(frozen=True)
 class RepoEnvironment:
     spec: EnvSpec
@@ -55,10 +60,15 @@ class RepoEnvironment:
         return STANDINS.get(self.spec.repo, ())
 
     def _requests(self) -> tuple[list[str], list[str], tuple[str, ...]]:
-        """The spec's requests: (its packages' words, the requirements file's lines, its pip packages)."""
+        """The spec's requests: (its packages' words, the requirements file's lines, its pip packages). The
+        harness installs the pip packages after the others, so a package they name is theirs: the same
+        package from the spec's packages or the requirements file is left out (flask 2.0's requirements pin
+        MarkupSafe 2.0.1, its pip packages 2.1.3; resolved together they conflicted and nothing installed)."""
+        pip = self.spec.pip_packages
+        theirs = {_name(p) for p in pip}
         words = [] if self.spec.reads_requirements else self.spec.packages.split()
         lines = [ln.strip() for ln in (self.requirements or "").splitlines() if ln.strip() and not ln.startswith("-")]
-        return words, lines, self.spec.pip_packages
+        return [w for w in words if _name(w) not in theirs], [ln for ln in lines if _name(ln) not in theirs], pip
 
     def packages(self) -> list[str]:
         """What pip installs into the environment: the official pins, or the spec's requirements."""
@@ -71,7 +81,7 @@ class RepoEnvironment:
         """What the image holds, and so what its key hashes."""
         return {"python": self.spec.python, "apt": sorted(self.apt), "pinned": self.pinned,
                 **({"standins": {n: list(STANDIN_PACKAGES[n]) for n in self.standins}} if self.standins else {}),
-                "packages": sorted(self.packages(), key=lambda r: (canonical_name(re.split(r"[<>=!~\[; ]", r)[0]), r))}
+                "packages": sorted(self.packages(), key=lambda r: (_name(r), r))}
 
     @property
     def key(self) -> str:
