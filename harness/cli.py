@@ -115,7 +115,7 @@ def _evaluate_args(ev, verify: bool = False) -> None:
     ev.add_argument("--output-bytes", type=_positive(int), default=Limits.output_bytes,
                     help="stdout + stderr a candidate may write")
     ev.add_argument("--workers", type=_positive(int), default=_workers_default(),
-                    help="candidates run at once, each worker with its own warm container (default: CPU count)")
+                    help="candidates run at once, each worker with its own warm container (default: the CPU count, %(default)s here)")
     ev.add_argument("--runtime", type=runtime_arg, default="runc",
                     help="container runtime: runc, or gVisor as runsc (or a variant registered as runsc-systrap, runsc-ptrace)")
     ev.add_argument("--isolation", choices=ISOLATIONS, default="pooled",
@@ -260,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--language", action="append", default=[],
                    help="also build this language's image (any language passk runs, by its name or MultiPL-E's, "
                         "pypy, or all; `passk doctor` lists which are built); repeatable")
-    b.add_argument("--jobs", type=_positive(int), default=3, help="language images built side by side (default: 3)")
+    b.add_argument("--jobs", type=_positive(int), default=3, help="language images built side by side")
     _environment_args(b)
     pr = im_sub.add_parser("prune", formatter_class=_Help,
                            help="remove passk's images that this checkout no longer runs (built from other sources: "
