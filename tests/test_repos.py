@@ -666,3 +666,17 @@ def test_the_specs_pip_packages_override_the_same_package_from_the_requirements_
     assert "MarkupSafe==2.1.3" in got and "markupsafe==2.0.1" not in got and "click==7.0" not in got
     assert "pytest==6.2" in got and "Werkzeug>=2.0" not in got
     assert [p for p in got if p.lower().startswith("markupsafe")] == ["MarkupSafe==2.1.3"]
+
+
+def test_an_environment_build_record_is_read_back_only_for_its_own_image(tmp_path, monkeypatch):
+    from harness.environments.repository import build_record, cache_root, record_build
+    monkeypatch.setenv("PASSK_CACHE_DIR", str(tmp_path / "cache"))
+    (cache_root() / "sympy-sympy-py39-abc").mkdir(parents=True)
+    tag = "passk-repo-env-sympy-sympy-py39-abc:0123456789ab"
+    assert build_record("sympy-sympy-py39-abc", tag) is None
+    record_build("sympy-sympy-py39-abc", tag, 123.45, wheels_cached=False)
+    got = build_record("sympy-sympy-py39-abc", tag)
+    assert got["seconds"] == 123.5 and got["wheels_cached"] is False and got["image"] == tag
+    assert build_record("sympy-sympy-py39-abc", tag.replace("0123", "9999")) is None   # another image of the key
+    (cache_root() / "sympy-sympy-py39-abc" / "built-0123456789ab.json").write_text("[not a record")
+    assert build_record("sympy-sympy-py39-abc", tag) is None

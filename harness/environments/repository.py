@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError, UnbuildableEnvironment
@@ -462,6 +463,7 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
     for it, with `repo_environment` (what the manifest records: key, spec, Python, every package's version)."""
     import docker.errors
     log = log or (lambda msg: print(f"passk: {msg}", file=sys.stderr))
+    t0, cached = time.monotonic(), (cache_root() / env.key / "lock.json").exists()
     target = probe_image(client, sandbox["image"])
     if target["python"].rsplit(".", 1)[0] != env.spec.python:
         raise HarnessError(f"{sandbox['image']} has Python {target['python']}, not the {env.spec.python} "
@@ -495,6 +497,7 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
                                  for n in standins),
                 label_key=LABEL_KEY, label_lock=LABEL_LOCK, lock=lock["sha256"]))
             img = build(client, ctx, tag, {"REPO_BASE": repo_base})
+        record_build(env.key, tag, time.monotonic() - t0, cached)
     freeze = client.containers.run(tag, ["/opt/passk/venv-freeze.txt"], entrypoint="/bin/cat", network_disabled=True,
                                    remove=True).decode("utf-8", "replace").split()
     return {**facts, "image_id": img.id,
@@ -509,6 +512,29 @@ def ensure_image(client, sandbox: dict, env: RepoEnvironment, projects: dict | N
                                  if env.requirements else None,
                                  "standins": {n: [f"{p['name']}=={p['version']}" for p in sl["packages"]]
                                               for n, sl in standins.items()}}}
+
+
+def _build_record_path(key: str, tag: str) -> Path:
+    return cache_root() / key / f"built-{tag.rsplit(':', 1)[-1]}.json"
+
+
+def record_build(key: str, tag: str, seconds: float, wheels_cached: bool) -> None:
+    """What building this image took, kept beside the environment's wheels: the seconds from asking for it
+    to its image (the lock's resolution, with its downloads unless `wheels_cached`, and the repository base
+    image's build when it was missing), so that a benchmark can report minutes from nothing for an image a
+    run built earlier."""
+    path = _build_record_path(key, tag)
+    path.write_text(json.dumps({"image": tag, "seconds": round(seconds, 1), "wheels_cached": wheels_cached,
+                                "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n")
+
+
+def build_record(key: str, tag: str) -> dict | None:
+    """record_build's record of this image, or None (built before records were kept, or elsewhere)."""
+    try:
+        data = json.loads(_build_record_path(key, tag).read_text())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) and data.get("image") == tag else None
 
 
 def _standin_locks(env: RepoEnvironment, target: dict, log) -> dict:

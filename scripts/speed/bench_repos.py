@@ -50,14 +50,15 @@ def overhead(row: dict) -> float | None:
 def environments(rows: list, repos: str, rebuild: int) -> list:
     """[(key, python, packages, image MB, unique MB, build minutes)] of each environment the rows need; the
     first `rebuild` of each repository built from nothing cached (its image removed, its wheels resolved
-    again) and timed, the others built if missing and sized (minutes None)."""
+    again) and timed, the others built if missing and sized (minutes from the record passk kept when an
+    earlier run built the image from nothing cached, else None)."""
     import docker
     from harness.environments.bases import ensure_base
     from harness.execution.sandbox.docker import repo_image
     from harness.execution.sandbox.images import ensure_image
     from harness.inputs.config import Limits, RepoSettings
     from harness.inputs.formats.swebench import load
-    from harness.environments.repository import cache_root
+    from harness.environments.repository import build_record, cache_root
     from harness.inputs.repos.recipes import from_settings, to_settings
     from harness.inputs.repos.tasks import environments as envs_of, prepare
     client = docker.from_env()
@@ -78,6 +79,9 @@ def environments(rows: list, repos: str, rebuild: int) -> list:
         t0 = time.monotonic()
         facts = repo_image(client, sandbox, env2, projects)
         minutes = (time.monotonic() - t0) / 60 if timed or fresh else None
+        record = build_record(key, facts["image"])
+        if minutes is None and record and not record["wheels_cached"]:   # built from nothing by an earlier run
+            minutes = record["seconds"] / 60
         size = client.images.get(facts["image_id"]).attrs["Size"]
         base = client.images.get(sandbox["image_id"]).attrs["Size"]
         images["sandbox"].add(sandbox["image_id"])
@@ -187,7 +191,7 @@ def main() -> int:
     lines.append(f"passk: {len(envs)} environment image(s) for {len(rows)} instances ({len(refused)} more refused by "
                  f"name), {distinct_mb / 1e3:.2f} GB on disk over its sandbox images (each layer counted once: the "
                  f"environments share their repository base; the per-image column above counts it in each, "
-                 f"{sum(u for _, _, _, _, u, _ in envs) / 1e3:.2f} GB); {len(timed)} built from nothing here in "
+                 f"{sum(u for _, _, _, _, u, _ in envs) / 1e3:.2f} GB); {len(timed)} built from nothing on this engine in "
                  f"{sum(timed):.1f} minutes ({build_minutes:.1f} minutes for this step in all).")
     from harness.environments import instances
     snaps = [json.loads(p.read_text()) for p in instances.root().glob("*/*/facts.json")]
