@@ -9,9 +9,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError
@@ -23,18 +25,46 @@ OFFLINE_BASES = ("bookworm", "bullseye")     # the suites passk bootstraps: pass
 INSTALLER = "pip==24.2"
 
 
-def build(client, path, tag: str, buildargs: dict, labels: dict | None = None, nocache: bool = False):
+# what a build step prints when Debian's mirror or the npm registry did not answer this time, as opposed to a
+# package that is not there (which no retry fixes)
+_TRANSIENT = re.compile(r"Failed to fetch|Temporary failure resolving|Could not connect to|Connection failed|"
+                        r"Connection timed out|Connection reset by peer|Hash Sum mismatch|Unable to connect to|"
+                        r"urlopen error|Read timed out|IncompleteRead|Undetermined Error")
+_NOT_TRANSIENT = re.compile(r"Unable to locate package|has no installation candidate")
+BUILD_TRIES = 3
+
+
+def transient(log: str) -> bool:
+    """Whether a failed build's log says the network failed its last step (worth a retry), not the build: only
+    the failing step's output counts (an earlier step's warning that a mirror did not answer does not)."""
+    steps = list(re.finditer(r"^Step \d+/\d+ :", log, re.M))
+    last = log[steps[-1].start():] if steps else log
+    return bool(_TRANSIENT.search(last)) and not _NOT_TRANSIENT.search(last)
+
+
+def build(client, path, tag: str, buildargs: dict, labels: dict | None = None, nocache: bool = False,
+          tries: int = BUILD_TRIES, pause_s: float = 10.0):
     """Build the context at `path` as `tag`; a failed build raises HarnessError with its last lines and
-    leaves no container behind (forcerm: the builder keeps a failed step's container otherwise)."""
+    leaves no container behind (forcerm: the builder keeps a failed step's container otherwise). A build
+    that a mirror's hiccup failed (transient(): a fetch that did not answer) is tried again, up to `tries`
+    in all, after a pause; the steps that had passed come from the builder's cache."""
     import docker.errors
 
-    try:
-        img, _ = client.images.build(path=str(path), tag=tag, buildargs=buildargs, labels=labels or {},
-                                     rm=True, forcerm=True, pull=False, nocache=nocache)
-    except docker.errors.BuildError as e:
-        tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
-        raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
-    return img
+    for attempt in range(1, tries + 1):
+        try:
+            img, _ = client.images.build(path=str(path), tag=tag, buildargs=buildargs, labels=labels or {},
+                                         rm=True, forcerm=True, pull=False, nocache=nocache)
+            return img
+        except docker.errors.BuildError as e:
+            log = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log))
+            tail = "".join(str(x.get("stream", x.get("error", ""))) for x in list(e.build_log)[-8:])
+            if attempt < tries and transient(log):
+                print(f"passk: building {tag}: the network failed a step ({_TRANSIENT.search(log).group(0)[:40]}); "
+                      f"trying again ({attempt + 1} of {tries})", file=sys.stderr)
+                time.sleep(pause_s * attempt)
+                continue
+            raise HarnessError(f"building {tag} failed: {e.msg}\n{tail}") from None
+    raise AssertionError("unreachable")
 
 
 def offline_base(base_image: str) -> str | None:
