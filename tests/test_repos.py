@@ -680,3 +680,29 @@ def test_an_environment_build_record_is_read_back_only_for_its_own_image(tmp_pat
     assert build_record("sympy-sympy-py39-abc", tag.replace("0123", "9999")) is None   # another image of the key
     (cache_root() / "sympy-sympy-py39-abc" / "built-0123456789ab.json").write_text("[not a record")
     assert build_record("sympy-sympy-py39-abc", tag) is None
+
+
+def test_bench_repos_sizes_a_partial_mirror_it_cannot_clone_by_its_packed_objects(tmp_path):
+    """bench_repos stopped on astropy after building every environment: `fetch`'s mirror lacks objects, and a
+    clone of it fails. The official structure's size is then the mirror's packed objects (a lower bound)."""
+    import subprocess
+    import sys
+    sys.path.insert(0, str(ROOT))
+    from scripts.speed.bench_repos import clone_mb
+    work = tmp_path / "w"
+    work.mkdir()
+    for args in (["init", "-q"], ["-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "--allow-empty", "-m", "x"]):
+        subprocess.run(["git", *args], cwd=work, check=True)
+    (work / "f.txt").write_text("data\n" * 1000)
+    subprocess.run(["git", "add", "f.txt"], cwd=work, check=True)
+    subprocess.run(["git", "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-q", "-m", "y"], cwd=work, check=True)
+    mirror = tmp_path / "repos" / "o" / "r"
+    mirror.parent.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(mirror)], check=True)
+    mb, cloned = clone_mb(str(tmp_path / "repos"), "o/r")
+    assert cloned and mb > 0
+    blob = subprocess.run(["git", f"--git-dir={mirror}", "rev-parse", "HEAD:f.txt"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    (mirror / "objects" / blob[:2] / blob[2:]).unlink()                # a mirror without every object
+    mb, cloned = clone_mb(str(tmp_path / "repos"), "o/r")
+    assert not cloned and mb > 0

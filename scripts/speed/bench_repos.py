@@ -138,14 +138,20 @@ def layer_or_snapshot(client, image_id: str, snapshot_dir: Path, repeat: int = 5
             f"{snap_mb:.0f} MB on disk, a candidate's copy {runs['snapshot']:.2f} s. passk keeps the snapshot.")
 
 
-def clone_mb(repos: str, repo: str) -> float:
-    """The size of a clone of the repository with its whole history (what the harness's instance image
-    holds before the install), in MB."""
+def clone_mb(repos: str, repo: str) -> tuple[float, bool]:
+    """(the size of a clone of the repository with its whole history, what the harness's instance image holds
+    before the install, in MB; whether it was a clone). A partial mirror (`fetch` brings some without every
+    object) cannot be cloned: its packed objects are counted instead, a lower bound."""
     from harness.inputs.repos.trees import git_dir
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(["git", "clone", "-q", "--no-local", str(git_dir(repos, repo)), f"{tmp}/c"], check=True,
-                       capture_output=True)
-        return sum(f.stat().st_size for f in Path(tmp, "c").rglob("*") if f.is_file()) / 1e6
+        cloned = subprocess.run(["git", "clone", "-q", "--no-local", str(git_dir(repos, repo)), f"{tmp}/c"],
+                                capture_output=True)
+        if cloned.returncode == 0:
+            return sum(f.stat().st_size for f in Path(tmp, "c").rglob("*") if f.is_file()) / 1e6, True
+    counted = subprocess.run(["git", f"--git-dir={git_dir(repos, repo)}", "count-objects", "-v"], capture_output=True,
+                             text=True, check=True).stdout
+    kib = {k: int(v) for k, _, v in (line.partition(": ") for line in counted.splitlines()) if v.strip().isdigit()}
+    return (kib.get("size-pack", 0) + kib.get("size", 0)) * 1024 / 1e6, False
 
 
 def main() -> int:
@@ -182,8 +188,9 @@ def main() -> int:
         by_repo.setdefault(r["repo"], []).append(r)
     official = []
     for repo, its in sorted(by_repo.items()):
-        mb = clone_mb(args.repos, repo)
-        official.append([repo, len(its), f"{mb:.0f}", f"{mb * len(its) / 1e3:.1f}"])
+        mb, cloned = clone_mb(args.repos, repo)
+        official.append([repo, len(its), f"{mb:.0f}" + ("" if cloned else " (packed objects: a partial mirror)"),
+                         f"{mb * len(its) / 1e3:.1f}"])
     official.append(["all", len(rows), "", f"{sum(float(o[3]) for o in official):.1f}"])
     lines.append(figures.table(["repository", "instances", "one instance layer's clone, MB (the official structure)",
                                 "GB for these instances (clones alone, before installs and the env layers)"], official))
