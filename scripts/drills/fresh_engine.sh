@@ -6,6 +6,7 @@
 #   bash scripts/drills/fresh_engine.sh start      # prints: export DOCKER_HOST=unix:///run/passk-fresh/docker.sock
 #   DOCKER_HOST=unix:///run/passk-fresh/docker.sock passk images build --base-image passk-base:bullseye
 #   bash scripts/drills/fresh_engine.sh stop       # stops it and removes its data root
+#   bash scripts/drills/fresh_engine.sh stop --keep   # stops it, keeps its images for the next start
 #
 # PASSK_FRESH_ROOT (default /var/lib/passk-fresh-docker) is its data root; the bridge is passk-fresh0 on
 # 172.31.254.1/24 (PASSK_FRESH_CIDR), so that image builds reach Debian's mirror as the main engine's do.
@@ -52,8 +53,13 @@ stop)
   # dockerd mounts its data root (and overlay2's) on itself; left mounted, rm -rf cannot remove the directory
   umount -R "$root" 2>/dev/null || true
   umount -R "$run" 2>/dev/null || true
-  rm -rf "$root" "$run"
-  log "stopped; $root removed"
+  if [ "${2:-}" = "--keep" ]; then   # a long drill resumes on the same images: start brings them back
+    rm -rf "$run"
+    log "stopped; $root kept ($(du -sh "$root" 2>/dev/null | cut -f1)): start resumes on it, stop removes it"
+  else
+    rm -rf "$root" "$run"
+    log "stopped; $root removed"
+  fi
   ;;
 *)
   echo "usage: $0 start|stop" >&2; exit 2 ;;
