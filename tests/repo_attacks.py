@@ -59,6 +59,9 @@ class PatchAttack:
     default: tuple                  # (status, reason) graded as the harness grades
     strict: tuple                   # with --strict-tests
     documented: str = ""            # why the default label is not the truth, where it cannot be
+    # on a real instance: the default label is whatever the harness's own grading gives on passk's log (a
+    # forged report resolves an instance only where its FAIL_TO_PASS tests are collected on the base)
+    harness_decides: bool = False
 
 
 def attacks() -> list:
@@ -166,20 +169,28 @@ def _huge_patch(size: int) -> str:
             f"+++ b/tinycalc/huge.txt\n@@ -0,0 +1,{lines} @@\n" + ("+" + "x" * 62 + "\n") * lines)
 
 
-def real_attacks(gold: str, pytest_runner: bool) -> list:
+def real_attacks(gold: str, pytest_runner: bool, root_conftest: bool = False) -> list:
     """The attacks that need nothing of a repository's own files, for a real instance (its gold patch), each
     with the labels written before it ran: a pytest suite picks up a root conftest.py (the harness resolves
-    it too); sympy's bin/test does not. None may pass under --strict-tests but the honest ones."""
+    it too, where the FAIL_TO_PASS tests are collected on the base: pylint 4551's and sphinx 10323's are not,
+    and no report is forged for a test module that does not import; the table's script then takes the
+    harness's own grading of passk's log as the expectation, `harness_decides`); sympy's bin/test does not.
+    None may pass under --strict-tests but the honest ones. Where the base already has a root conftest.py
+    (astropy), a patch that adds one does not apply, under either grading."""
     forged = ("passed", "resolved") if pytest_runner else ("failed", "tests_failed")
     why = "the patch's code runs in the test process: the harness's grading resolves it too" if pytest_runner else ""
+    strict = ("failed", "test_tampering")
+    if root_conftest:
+        forged = strict = ("failed", "patch_apply_failed")
+        why = "the base has a conftest.py at its root: a patch that adds one does not apply"
     return [
         PatchAttack("the gold patch (honest)", gold, ("passed", "resolved"), ("passed", "resolved")),
         PatchAttack("a conftest.py that marks every test passed, under a quoted header",
-                    _new_file_patch("conftest.py", PASS_ALL, quoted=True), forged, ("failed", "test_tampering"),
-                    documented=why),
+                    _new_file_patch("conftest.py", PASS_ALL, quoted=True), forged, strict,
+                    documented=why, harness_decides=pytest_runner and not root_conftest),
         PatchAttack("the same conftest.py by a patch with no diff --git line",
-                    _new_file_patch("conftest.py", PASS_ALL, git=False), forged, ("failed", "test_tampering"),
-                    documented=why),
+                    _new_file_patch("conftest.py", PASS_ALL, git=False), forged, strict,
+                    documented=why, harness_decides=pytest_runner and not root_conftest),
         PatchAttack("a .git/hooks/post-checkout that writes that conftest.py (only `patch` applies it)",
                     _new_file_patch(".git/hooks/post-checkout", HOOK, mode="100755"),
                     ("failed", "tests_failed"), ("failed", "test_tampering")),

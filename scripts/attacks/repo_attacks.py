@@ -4,9 +4,11 @@ for the tests), graded as the harness grades and with --strict-tests, each besid
 before it ran; then honest candidates in the same workers, which must pass (nothing a patch did reaches
 them). Prints the table and the count of unexpected labels; --write-docs writes docs/figures/repo-attacks.md.
 With --rows and --repos, the attacks that need nothing of a repository's files run on one instance of each
-repository too (tests/repo_attacks.py real_attacks), with their expectations by runner.
+repository too (tests/repo_attacks.py real_attacks), with their expectations by runner (with --swebench, a
+forged report's by the harness's own grading of passk's log: it forges only where the FAIL_TO_PASS tests are
+collected on the base).
 
-    python3 scripts/attacks/repo_attacks.py [--rows ROWS --repos DIR] [--write-docs]
+    python3 scripts/attacks/repo_attacks.py [--rows ROWS --repos DIR [--swebench /tmp/swb/v5]] [--write-docs]
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ def main() -> int:
     ap.add_argument("--repos", default=None, help="DIR/<owner>/<name>")
     ap.add_argument("--instances", default=None, help="the instances to attack, comma-separated (default: the first "
                                                      "of each repository)")
+    ap.add_argument("--swebench", default=None,
+                    help="an unpacked swebench 5.0.2 wheel: a forged report's expected label is its grading of passk's "
+                         "log (without it, the runner's rule: a pytest suite resolves)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="passk-repo-attacks-") as tmp:
         table, unexpected, honest = run_table(Path(tmp))
@@ -58,7 +63,10 @@ def repos_under(repos: str) -> set:
 def real_table(args, root: Path):
     """([instance, patch, expected, passk, expected strict, passk strict]], unexpected) on real instances."""
     import json
+    import subprocess
+    from dataclasses import replace
     from harness.inputs.repos.specs import spec_for
+    from harness.inputs.repos.trees import git_dir
     from scripts.lib import passk_run
     from tests.repo_attacks import real_attacks
     rows, seen = [], set()
@@ -72,7 +80,9 @@ def real_table(args, root: Path):
     out, unexpected = [], 0
     for r in rows:
         spec = spec_for(r["repo"], r["version"])
-        attacks = real_attacks(r["patch"], pytest_runner=spec.parser != "sympy")
+        has = subprocess.run(["git", f"--git-dir={git_dir(args.repos, r['repo'])}", "cat-file", "-e",
+                              f"{r['base_commit']}:conftest.py"], capture_output=True).returncode == 0
+        attacks = real_attacks(r["patch"], pytest_runner=spec.parser != "sympy", root_conftest=has)
         where = root / r["instance_id"]
         where.mkdir()
         (where / "rows.jsonl").write_text(json.dumps(r) + "\n")
@@ -83,10 +93,19 @@ def real_table(args, root: Path):
             done = passk_run.evaluate(where / "rows.jsonl", where / "preds.jsonl", where / mode, "--repos", args.repos,
                                       *(["--strict-tests"] if mode == "strict" else []))
             got[mode] = {d["sample_index"]: (d["status"], d["reason"]) for d in done}
+            if mode == "default":
+                done_default = done
+        logs = {d["sample_index"]: d.get("channel_detail", {}).get("log") for d in done_default}
         for i, a in enumerate(attacks):
             d, st = got["default"].get(i, ("-", "-")), got["strict"].get(i, ("-", "-"))
+            decided = bool(a.harness_decides and args.swebench and logs.get(i))
+            if decided:   # what the harness's grading gives here
+                from scripts.agreement.repos_agreement import swebench_report
+                theirs = swebench_report(Path(args.swebench), spec.parser, r, where / "default" / logs[i], a.patch)
+                a = replace(a, default=("passed", "resolved") if theirs else ("failed", "tests_failed"))
             unexpected += (d != a.default) + (st != a.strict)
-            out.append([r["instance_id"], a.name, " ".join(a.default), " ".join(d) + ("" if d == a.default else " **UNEXPECTED**"),
+            out.append([r["instance_id"], a.name, " ".join(a.default) + (" (swebench's grading)" if decided else ""),
+                        " ".join(d) + ("" if d == a.default else " **UNEXPECTED**"),
                         " ".join(a.strict), " ".join(st) + ("" if st == a.strict else " **UNEXPECTED**")])
     return out, unexpected
 
