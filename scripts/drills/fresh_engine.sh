@@ -46,8 +46,9 @@ start)
   ;;
 stop)
   if [ -f "$run/docker.pid" ]; then
-    kill "$(cat "$run/docker.pid")" 2>/dev/null || true
-    for _ in $(seq 1 30); do kill -0 "$(cat "$run/docker.pid")" 2>/dev/null || break; sleep 1; done
+    pid="$(cat "$run/docker.pid")"   # read once: dockerd removes the file as it ends
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 30); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
   fi
   ip link del "$bridge" 2>/dev/null || true
   # dockerd mounts its data root (and overlay2's) on itself; left mounted, rm -rf cannot remove the directory
