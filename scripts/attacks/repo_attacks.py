@@ -67,6 +67,7 @@ def real_table(args, root: Path):
     from dataclasses import replace
     from harness.inputs.repos.specs import spec_for
     from harness.inputs.repos.trees import git_dir
+    from scripts.agreement.repos_agreement import swebench_report
     from scripts.lib import passk_run
     from tests.repo_attacks import real_attacks
     rows, seen = [], set()
@@ -93,14 +94,12 @@ def real_table(args, root: Path):
             done = passk_run.evaluate(where / "rows.jsonl", where / "preds.jsonl", where / mode, "--repos", args.repos,
                                       *(["--strict-tests"] if mode == "strict" else []))
             got[mode] = {d["sample_index"]: (d["status"], d["reason"]) for d in done}
-            if mode == "default":
-                done_default = done
-        logs = {d["sample_index"]: d.get("channel_detail", {}).get("log") for d in done_default}
+            if mode == "default":   # the logs swebench's grading reads
+                logs = {d["sample_index"]: d.get("channel_detail", {}).get("log") for d in done}
         for i, a in enumerate(attacks):
             d, st = got["default"].get(i, ("-", "-")), got["strict"].get(i, ("-", "-"))
             decided = bool(a.harness_decides and args.swebench and logs.get(i))
             if decided:   # what the harness's grading gives here
-                from scripts.agreement.repos_agreement import swebench_report
                 theirs = swebench_report(Path(args.swebench), spec.parser, r, where / "default" / logs[i], a.patch)
                 a = replace(a, default=("passed", "resolved") if theirs else ("failed", "tests_failed"))
             unexpected += (d != a.default) + (st != a.strict)
