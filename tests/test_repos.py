@@ -489,6 +489,22 @@ def test_a_mirror_that_lacks_a_file_of_the_tree_is_refused_by_name(tmp_path, mon
         tree(repos, "passk-tests/tinycalc", base, "passk-tests__tinycalc-1")
 
 
+def test_a_requirements_files_comments_are_left_out_as_pip_leaves_them(tmp_path):
+    """pylint's requirements_test_pre_commit.txt has `astroid==2.11.3  # Pinned ...`: passed to pip as an
+    argument, the comment was part of the requirement and the environment did not build."""
+    from harness.inputs.repos.trees import requirements_text
+    from tests.repo_fixtures import git, make_repository
+    repos, _, _ = make_repository(tmp_path)
+    work = repos / "passk-tests" / "tinycalc"
+    (work / "requirements.txt").write_text("-r more.txt\n# a comment\nastroid==2.11.3  # Pinned for tests\n"
+                                           "pkg@https://example.org/a#egg=pkg\n-e .\n")
+    (work / "more.txt").write_text("pytest~=7.0\t# the runner\n")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "requirements")
+    got = requirements_text(repos, "passk-tests/tinycalc", git(work, "rev-parse", "HEAD"), ["requirements.txt"], "x")
+    assert got.splitlines() == ["pytest~=7.0", "astroid==2.11.3", "pkg@https://example.org/a#egg=pkg"]
+
+
 def test_a_swe_bench_environment_spec_is_read_or_refused_by_name():
     from harness.inputs.repos.specs import spec_for
     sympy = spec_for("sympy/sympy", "1.1")

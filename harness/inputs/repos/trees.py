@@ -258,16 +258,23 @@ def requirements_text(repos: Path | str, repo: str, commit: str, paths, where: s
             continue
         folder = path.rsplit("/", 1)[0] if "/" in path else ""
         keep, extra = [], []
-        for line in text.splitlines():
+        for line in map(_uncommented, text.splitlines()):
             stripped = line.strip()
             if stripped.startswith("-r"):
                 inner = read((folder + "/" if folder else "") + stripped[2:].strip())
-                extra += [x for x in (inner or "").splitlines() if not _dropped(x)]
+                extra += [x for x in map(_uncommented, (inner or "").splitlines()) if not _dropped(x)]
             elif not _dropped(line):
                 keep.append(line)
         return "\n".join(extra + keep)
     raise InputError(f"{where}: none of {', '.join(paths)} is in {repo} at {commit} (the spec installs its "
                      "requirements file)")
+
+
+def _uncommented(line: str) -> str:
+    """A requirements line without its comment: as pip reads the file, `#` at the start or after whitespace
+    begins one (pylint's `astroid==2.11.3  # Pinned ...`: passed to pip as an argument, the comment was part
+    of the requirement and the environment did not build)."""
+    return re.sub(r"(^|\s)#.*$", "", line).rstrip()
 
 
 def _dropped(line: str) -> bool:
