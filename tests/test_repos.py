@@ -669,6 +669,32 @@ def test_two_instances_that_hold_the_same_share_an_environment():
     assert not spec_only.pinned and spec_only.key != a.key
 
 
+def test_a_specs_sed_edits_of_setup_py_are_seen_by_the_hosts_resolution(tmp_path):
+    """sphinx 3.0 to 4.4's specs pin Jinja2<3.0 and sphinxcontrib-applehelp<=1.0.7 by sed on setup.py: the
+    host's pip resolved the tree without them, so the wheels lacked Jinja2 2.x and held only applehelp 1.0.7
+    (which needs Sphinx 5), and 48 Lite instances did not install (regression). The edits are made on the
+    host's copy as sed makes them, and the trees they change are resolved again."""
+    from harness.environments.repository import _apply_declaration_edits, _declaration_edits, project_key
+    steps = ("sed -i 's/pytest/pytest -rA/' tox.ini", "sed -i 's/Jinja2>=2.3/Jinja2<3.0/' setup.py",
+             "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
+             "sed -i 's/a.b/X&Y/g' setup.cfg",
+             "sed -i 's/htmlhelp>=2.0.0/htmlhelp>=2.0.0,<=2.0.4/' setup.py || sed -i 's/htmlhelp/htmlhelp<=2.0.4/' setup.py",
+             "sed -i \"s/x/y/\" setup.py; rm -rf /", "sed -i 's/a\\(b\\)/c/' setup.py")
+    assert [e[:3] for e in _declaration_edits(steps)] == [
+        ("setup.py", "Jinja2>=2.3", "Jinja2<3.0"), ("setup.py", "sphinxcontrib-applehelp", "sphinxcontrib-applehelp<=1.0.7"),
+        ("setup.cfg", "a.b", "X&Y"), ("setup.py", "htmlhelp>=2.0.0", "htmlhelp>=2.0.0,<=2.0.4")]
+    (tmp_path / "setup.py").write_text("install_requires=['sphinxcontrib-applehelp', 'Jinja2>=2.3', 'htmlhelp']\n"
+                                       "x = 'Jinja2>=2.3'\n")
+    (tmp_path / "setup.cfg").write_text("a.b a-b\nacb\n")
+    _apply_declaration_edits(tmp_path, steps)
+    assert (tmp_path / "setup.py").read_text() == ("install_requires=['sphinxcontrib-applehelp<=1.0.7', 'Jinja2<3.0', "
+                                                   "'htmlhelp']\nx = 'Jinja2<3.0'\n")
+    assert (tmp_path / "setup.cfg").read_text() == "Xa.bY Xa-bY\nXacbY\n"
+    assert project_key(("c", steps, "pip install -e .", "")) != project_key(("c", steps[:1], "pip install -e .", ""))
+    assert project_key(("c", steps[:1], "i", "")) == "c:" + __import__("hashlib").sha256(
+        __import__("json").dumps([list(steps[:1]), "i", ""]).encode()).hexdigest()[:12]   # others: as before
+
+
 def test_the_specs_pip_packages_override_the_same_package_from_the_requirements_file():
     """flask 2.0's environment did not build from nothing: its requirements file pins MarkupSafe 2.0.1 and
     its spec's pip packages 2.1.3, which the harness installs after the file; resolved together they

@@ -138,6 +138,7 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
                 continue
             project = export(str(work / f"p-{pkey.replace(':', '-')}"))
             _apply_gold(project, gold)
+            _apply_declaration_edits(project, steps)
             declared = _declarations(project, steps, install)
             if declared in seen:   # what it declares it needs is what an earlier tree declared: already served
                 done.append(pkey)
@@ -254,9 +255,52 @@ def _build_in_image(client, image: str, sdist: Path, wheels: Path) -> list[str]:
 
 def project_key(project: tuple) -> str:
     """A tree the wheels serve, as the lock records it: its commit, and the hash of its steps, its install
-    and its gold patch."""
+    and its gold patch (and, where its steps edit what it declares, that the host's resolution saw them:
+    a lock made before it did is resolved again for those trees)."""
     commit, steps, install, gold = project
-    return f"{commit}:{hashlib.sha256(json.dumps([list(steps), install, gold]).encode()).hexdigest()[:12]}"
+    seen = [list(steps), install, gold] + (["steps-on-host"] if _declaration_edits(steps) else [])
+    return f"{commit}:{hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:12]}"
+
+
+# a spec's step that edits what a tree declares it needs, as SWE-bench's specs write them: sed's substitution in
+# place on setup.py, setup.cfg or pyproject.toml (sphinx 3.0 to 4.4 pin Jinja2<3.0 and sphinxcontrib-* so)
+_SED_STEP = re.compile(r"^sed -i '(s(.)(.*?)\2(.*?)\2(g?))' ((?:setup\.py|setup\.cfg|pyproject\.toml))$")
+
+
+def _declaration_edits(steps) -> list[tuple[str, str, str, bool]]:
+    """The steps' edits of a tree's declarations that the host can make itself: (file, pattern, replacement,
+    every match on a line); of `a || b`, the first (b runs only where a cannot)."""
+    out = []
+    for step in steps:
+        m = _SED_STEP.match(step.split(" || ")[0].strip())
+        if m and "\\" not in m.group(3) + m.group(4):   # nothing escaped: the forms the specs use
+            out.append((m.group(6), m.group(3), m.group(4), m.group(5) == "g"))
+    return out
+
+
+def _bre(pattern: str) -> str:
+    """A sed basic regular expression as Python's (no backslashes in it: _declaration_edits): in a BRE, `+`,
+    `?`, `(`, `)`, `{`, `}` and `|` are themselves."""
+    return "".join("\\" + c if c in "+?(){}|" else c for c in pattern)
+
+
+def _apply_declaration_edits(project: Path, steps) -> None:
+    """The steps' sed edits of setup.py, setup.cfg or pyproject.toml made on the host's copy of the tree, line
+    by line as sed makes them (`&` is the match), so that the host's pip resolves what the edited tree asks
+    for (sphinx 4.1 with `sphinxcontrib-applehelp<=1.0.7`: the version that still takes Sphinx 4, not 1.0.7,
+    which needs Sphinx 5). Nothing of the step runs; a file that is not there is left alone."""
+    for name, pattern, replacement, every in _declaration_edits(steps):
+        path = project / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        try:
+            rx = re.compile(_bre(pattern))
+        except re.error:
+            continue
+        repl = replacement.replace("&", "\\g<0>")
+        lines = path.read_text(encoding="utf-8", errors="surrogateescape").split("\n")
+        path.write_text("\n".join(rx.sub(repl, line, count=0 if every else 1) for line in lines),
+                        encoding="utf-8", errors="surrogateescape")
 
 
 def _apply_gold(project: Path, patch: str) -> None:
@@ -282,7 +326,8 @@ def _declarations(project: Path, steps=(), install: str = "") -> str:
     """The hash of the files in which a project declares what it needs to build and install (setup.py,
     setup.cfg, pyproject.toml, requirements*.txt at its root), of the steps that change them before its
     install, and of the extras it installs: two trees alike in these need the same wheels."""
-    h = hashlib.sha256(json.dumps([list(steps), install_extras(install)]).encode())
+    h = hashlib.sha256(json.dumps([list(steps), install_extras(install)]
+                                  + (["steps-on-host"] if _declaration_edits(steps) else [])).encode())
     found = [project / n for n in sorted(os.listdir(project))
              if n in ("setup.py", "setup.cfg", "pyproject.toml") or (n.startswith("requirements") and n.endswith(".txt"))]
     if (project / "requirements").is_dir():   # a requirements/ directory (setup.py often reads one)
