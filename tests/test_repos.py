@@ -679,16 +679,19 @@ def test_a_specs_sed_edits_of_setup_py_are_seen_by_the_hosts_resolution(tmp_path
              "sed -i 's/sphinxcontrib-applehelp/sphinxcontrib-applehelp<=1.0.7/' setup.py",
              "sed -i 's/a.b/X&Y/g' setup.cfg",
              "sed -i 's/htmlhelp>=2.0.0/htmlhelp>=2.0.0,<=2.0.4/' setup.py || sed -i 's/htmlhelp/htmlhelp<=2.0.4/' setup.py",
-             "sed -i \"s/x/y/\" setup.py; rm -rf /", "sed -i 's/a\\(b\\)/c/' setup.py")
+             "sed -i \"s/x/y/\" setup.py; rm -rf /", "sed -i 's/a\\(b\\)/c/' setup.py",
+             "sed -i \"s/'packaging',/'packaging', 'markupsafe<=2.0.1',/\" setup.py", "sed -i \"s/x/$HOME/\" setup.py")
     assert [e[:3] for e in _declaration_edits(steps)] == [
         ("setup.py", "Jinja2>=2.3", "Jinja2<3.0"), ("setup.py", "sphinxcontrib-applehelp", "sphinxcontrib-applehelp<=1.0.7"),
-        ("setup.cfg", "a.b", "X&Y"), ("setup.py", "htmlhelp>=2.0.0", "htmlhelp>=2.0.0,<=2.0.4")]
+        ("setup.cfg", "a.b", "X&Y"), ("setup.py", "htmlhelp>=2.0.0", "htmlhelp>=2.0.0,<=2.0.4"),
+        ("setup.py", "'packaging',", "'packaging', 'markupsafe<=2.0.1',")]
     (tmp_path / "setup.py").write_text("install_requires=['sphinxcontrib-applehelp', 'Jinja2>=2.3', 'htmlhelp']\n"
-                                       "x = 'Jinja2>=2.3'\n")
+                                       "x = 'Jinja2>=2.3'\ny = ['packaging',\n")
     (tmp_path / "setup.cfg").write_text("a.b a-b\nacb\n")
     _apply_declaration_edits(tmp_path, steps)
     assert (tmp_path / "setup.py").read_text() == ("install_requires=['sphinxcontrib-applehelp<=1.0.7', 'Jinja2<3.0', "
-                                                   "'htmlhelp']\nx = 'Jinja2<3.0'\n")
+                                                   "'htmlhelp']\nx = 'Jinja2<3.0'\n"
+                                                   "y = ['packaging', 'markupsafe<=2.0.1',\n")
     assert (tmp_path / "setup.cfg").read_text() == "Xa.bY Xa-bY\nXacbY\n"
     assert project_key(("c", steps, "pip install -e .", "")) != project_key(("c", steps[:1], "pip install -e .", ""))
     assert project_key(("c", steps[:1], "i", "")) == "c:" + __import__("hashlib").sha256(

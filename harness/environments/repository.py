@@ -258,13 +258,13 @@ def project_key(project: tuple) -> str:
     and its gold patch (and, where its steps edit what it declares, that the host's resolution saw them:
     a lock made before it did is resolved again for those trees)."""
     commit, steps, install, gold = project
-    seen = [list(steps), install, gold] + (["steps-on-host"] if _declaration_edits(steps) else [])
+    seen = [list(steps), install, gold] + (["steps-on-host-2"] if _declaration_edits(steps) else [])
     return f"{commit}:{hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:12]}"
 
 
 # a spec's step that edits what a tree declares it needs, as SWE-bench's specs write them: sed's substitution in
 # place on setup.py, setup.cfg or pyproject.toml (sphinx 3.0 to 4.4 pin Jinja2<3.0 and sphinxcontrib-* so)
-_SED_STEP = re.compile(r"^sed -i '(s(.)(.*?)\2(.*?)\2(g?))' ((?:setup\.py|setup\.cfg|pyproject\.toml))$")
+_SED_STEP = re.compile(r"^sed -i (['\"])s(.)(.*?)\2(.*?)\2(g?)\1 ((?:setup\.py|setup\.cfg|pyproject\.toml))$")
 
 
 def _declaration_edits(steps) -> list[tuple[str, str, str, bool]]:
@@ -273,7 +273,9 @@ def _declaration_edits(steps) -> list[tuple[str, str, str, bool]]:
     out = []
     for step in steps:
         m = _SED_STEP.match(step.split(" || ")[0].strip())
-        if m and "\\" not in m.group(3) + m.group(4):   # nothing escaped: the forms the specs use
+        text = m.group(3) + m.group(4) if m else ""
+        # nothing escaped, and in double quotes nothing the shell would expand: the forms the specs use
+        if m and "\\" not in text and not (m.group(1) == '"' and any(c in text for c in '$`"')):
             out.append((m.group(6), m.group(3), m.group(4), m.group(5) == "g"))
     return out
 
@@ -327,7 +329,7 @@ def _declarations(project: Path, steps=(), install: str = "") -> str:
     setup.cfg, pyproject.toml, requirements*.txt at its root), of the steps that change them before its
     install, and of the extras it installs: two trees alike in these need the same wheels."""
     h = hashlib.sha256(json.dumps([list(steps), install_extras(install)]
-                                  + (["steps-on-host"] if _declaration_edits(steps) else [])).encode())
+                                  + (["steps-on-host-2"] if _declaration_edits(steps) else [])).encode())
     found = [project / n for n in sorted(os.listdir(project))
              if n in ("setup.py", "setup.cfg", "pyproject.toml") or (n.startswith("requirements") and n.endswith(".txt"))]
     if (project / "requirements").is_dir():   # a requirements/ directory (setup.py often reads one)
