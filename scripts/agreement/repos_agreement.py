@@ -66,8 +66,9 @@ def reruns(row: dict, out: Path, args, first_log: Path) -> str:
     (where / "preds.jsonl").write_text("".join(json.dumps({"instance_id": row["instance_id"], "model_name_or_path": "gold",
                                                            "model_patch": row["patch"]}) + "\n"
                                                for _ in range(args.reruns)))
-    done = passk_run.evaluate(where / "rows.jsonl", where / "preds.jsonl", where / "run", "--repos", args.repos,
+    rows = passk_run.evaluate(where / "rows.jsonl", where / "preds.jsonl", where / "run", "--repos", args.repos,
                               workers=args.workers, required=False)
+    done = list({r["sample_index"]: r for r in rows}.values())   # a resumed run's last row of each rerun counts
 
     def seed(log: Path) -> str | None:
         m = SEED.search(log.read_text(errors="replace")) if log.is_file() else None
@@ -159,7 +160,10 @@ def main() -> int:
         c[4] += agree
         c[5] += any(v["status"] == "error" for v in got.values())
         if got["gold"]["status"] != "passed":
-            differences.append(f"{r['instance_id']}: gold {label['gold']}: {got['gold']['detail'][:300]}; "
+            detail = " ".join(got["gold"]["detail"].split())   # one line: a log's lines are not the list's
+            if len(detail) > 300:
+                detail = detail[:140] + " ... " + detail[-150:]
+            differences.append(f"{r['instance_id']}: gold {label['gold']}: {detail}; "
                                + reruns(r, out, args, run / got["gold"]["channel_detail"].get("log", "-")))
         for name in ("empty", "noop"):
             if got[name]["status"] == "passed":
