@@ -150,8 +150,10 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
             if build_reqs:
                 _download(build_reqs, target_args, wheels, work, f"environment {env.key}: build system", notes,
                           build)
+            extras = install_extras(install)   # what `.[test]` adds (sphinx 3.x's typed_ast), resolved with it
             try:
-                _download([str(project)], target_args, wheels, work, f"environment {env.key}", [])
+                _download([str(project) + (f"[{extras}]" if extras else "")], target_args, wheels, work,
+                          f"environment {env.key}", [])
             except InputError:
                 pass   # an old project's metadata that does not build on the host's Python: the image's decides
             if check is not None:
@@ -258,7 +260,7 @@ def project_key(project: tuple) -> str:
     and its gold patch (and, where its steps edit what it declares, that the host's resolution saw them:
     a lock made before it did is resolved again for those trees)."""
     commit, steps, install, gold = project
-    seen = [list(steps), install, gold] + (["steps-on-host-2"] if _declaration_edits(steps) else [])
+    seen = [list(steps), install, gold] + (["steps-on-host-3"] if _declaration_edits(steps) else [])
     return f"{commit}:{hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:12]}"
 
 
@@ -329,7 +331,7 @@ def _declarations(project: Path, steps=(), install: str = "") -> str:
     setup.cfg, pyproject.toml, requirements*.txt at its root), of the steps that change them before its
     install, and of the extras it installs: two trees alike in these need the same wheels."""
     h = hashlib.sha256(json.dumps([list(steps), install_extras(install)]
-                                  + (["steps-on-host-2"] if _declaration_edits(steps) else [])).encode())
+                                  + (["steps-on-host-3"] if _declaration_edits(steps) else [])).encode())
     found = [project / n for n in sorted(os.listdir(project))
              if n in ("setup.py", "setup.cfg", "pyproject.toml") or (n.startswith("requirements") and n.endswith(".txt"))]
     if (project / "requirements").is_dir():   # a requirements/ directory (setup.py often reads one)
