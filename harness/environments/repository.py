@@ -260,7 +260,7 @@ def project_key(project: tuple) -> str:
     and its gold patch (and, where its steps edit what it declares, that the host's resolution saw them:
     a lock made before it did is resolved again for those trees)."""
     commit, steps, install, gold = project
-    seen = [list(steps), install, gold] + (["steps-on-host-3"] if _declaration_edits(steps) else [])
+    seen = [list(steps), install, gold] + _edits_seen(steps)
     return f"{commit}:{hashlib.sha256(json.dumps(seen).encode()).hexdigest()[:12]}"
 
 
@@ -280,6 +280,15 @@ def _declaration_edits(steps) -> list[tuple[str, str, str, bool]]:
         if m and "\\" not in text and not (m.group(1) == '"' and any(c in text for c in '$`"')):
             out.append((m.group(6), m.group(3), m.group(4), m.group(5) == "g"))
     return out
+
+
+# what a lock key and a tree's declarations carry where the host makes the steps' edits (its number changes
+# when how it makes them does, so that those trees are resolved again)
+EDITS_ON_HOST = "steps-on-host-3"
+
+
+def _edits_seen(steps) -> list[str]:
+    return [EDITS_ON_HOST] if _declaration_edits(steps) else []
 
 
 def _bre(pattern: str) -> str:
@@ -330,8 +339,7 @@ def _declarations(project: Path, steps=(), install: str = "") -> str:
     """The hash of the files in which a project declares what it needs to build and install (setup.py,
     setup.cfg, pyproject.toml, requirements*.txt at its root), of the steps that change them before its
     install, and of the extras it installs: two trees alike in these need the same wheels."""
-    h = hashlib.sha256(json.dumps([list(steps), install_extras(install)]
-                                  + (["steps-on-host-3"] if _declaration_edits(steps) else [])).encode())
+    h = hashlib.sha256(json.dumps([list(steps), install_extras(install)] + _edits_seen(steps)).encode())
     found = [project / n for n in sorted(os.listdir(project))
              if n in ("setup.py", "setup.cfg", "pyproject.toml") or (n.startswith("requirements") and n.endswith(".txt"))]
     if (project / "requirements").is_dir():   # a requirements/ directory (setup.py often reads one)

@@ -279,7 +279,7 @@ def _uncommented(line: str) -> str:
 
 def _dropped(line: str) -> bool:
     s = line.strip()
-    return not s or s.startswith(("-e .", "#", ".[test"))
+    return not s or s.startswith(("-e .", ".[test"))   # a comment is gone already (_uncommented)
 
 
 def remove_cached() -> int:
