@@ -751,3 +751,46 @@ def test_bench_repos_sizes_a_partial_mirror_it_cannot_clone_by_its_packed_object
     (mirror / "objects" / blob[:2] / blob[2:]).unlink()                # a mirror without every object
     mb, cloned = clone_mb(str(tmp_path / "repos"), "o/r")
     assert not cloned and mb > 0
+
+
+def test_the_index_as_of_a_day_drops_what_was_uploaded_later_or_undated():
+    from datetime import datetime, timezone
+
+    from harness.environments.as_of import bounded_page
+    page = {"name": "docutils", "files": [
+        {"filename": "docutils-0.21.2-py3-none-any.whl", "url": "u1", "upload-time": "2024-04-23T18:57:38.123Z"},
+        {"filename": "docutils-0.22-py3-none-any.whl", "url": "u2", "upload-time": "2025-07-29T15:20:31Z"},
+        {"filename": "docutils-0.1.tar.gz", "url": "u3"},
+        "not a file"]}
+    got = bounded_page(page, datetime(2025, 2, 25, 23, 59, 59, tzinfo=timezone.utc))
+    assert [f["filename"] for f in got["files"]] == ["docutils-0.21.2-py3-none-any.whl"]
+
+
+def test_a_spec_resolved_environment_resolves_as_of_the_official_exports_and_a_pinned_one_does_not():
+    # regression (issue 57): sphinx 3.x's Lite-only instances resolved docutils 0.22 (2025-07), which no longer
+    # has the `roman` module their code imports; SWE-bench's harness, building the official images, saw 0.21
+    from harness.inputs.repos.official import exported_on
+    from harness.inputs.repos.recipes import recipe
+    from harness.inputs.repos.specs import spec_for
+    day = exported_on()
+    assert day is not None and "2024-06-01" <= day < "2026-01-01"
+    spec = spec_for("sphinx-doc/sphinx", "3.1")
+    resolved = recipe(spec, "sphinx-doc__sphinx-7686", None, None)
+    assert resolved.official is None and resolved.as_of == day and resolved.holds()["as_of"] == day
+    assert f"as of {day}" in resolved.differences()[0]
+    pinned = recipe(spec_for("sphinx-doc/sphinx", "3.5"), "sphinx-doc__sphinx-8721", None, None)
+    assert pinned.official is not None and pinned.as_of is None and "as_of" not in pinned.holds()
+
+
+def test_pip_through_the_index_as_of_a_day_finds_that_days_newest_release(tmp_path):
+    # PyPI itself (this machine reaches it, as every environment's resolution does): docutils 0.22 came out in
+    # July 2025, so as of 2025-02-25 the newest is 0.21.2
+    import os
+
+    from harness.environments.as_of import BoundedIndex
+    from harness.environments.bases import run_pip
+    with BoundedIndex("2025-02-25") as index:
+        proc = run_pip(["download", *index.pip_args, "--no-deps", "--only-binary=:all:", "-d", str(tmp_path),
+                        "docutils<1"], env=index.pip_env(dict(os.environ)))
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert [p.name for p in tmp_path.iterdir()] == ["docutils-0.21.2-py3-none-any.whl"]

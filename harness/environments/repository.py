@@ -23,6 +23,7 @@ official environment (recipes.RepoEnvironment.sources and differences)."""
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import os
@@ -36,6 +37,7 @@ import time
 from pathlib import Path
 
 from harness.core.errors import HarnessError, InputError, UnbuildableEnvironment
+from harness.environments.as_of import BoundedIndex
 from harness.environments.bases import INSTALLER, build, pip_lines, run_pip, cache_root as _cache_root, commit_lock, link_wheels, platforms, probe_image, sha256
 from harness.inputs.libraries import canonical_name
 from harness.inputs.repos.recipes import STANDIN_PACKAGES, RepoEnvironment
@@ -51,9 +53,16 @@ def cache_root() -> Path:
     return _cache_root("repos/environments")
 
 
+_INDEX: contextvars.ContextVar[BoundedIndex | None] = contextvars.ContextVar("passk_index", default=None)
+
+
 def _pip(args: list[str], what: str, check: bool = True) -> subprocess.CompletedProcess:
     # a setuptools_scm project's metadata builds without its history (its version does not decide its needs)
-    proc = run_pip(args, env={**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0"})
+    env = {**os.environ, "SETUPTOOLS_SCM_PRETEND_VERSION": "0.0.0"}
+    index = _INDEX.get()
+    if index is not None and args and args[0] == "download":   # as of a day: that index and nothing else
+        args, env = [args[0], *index.pip_args, *args[1:]], index.pip_env(env)
+    proc = run_pip(args, env=env)
     if check and proc.returncode != 0:
         raise _unresolved(proc, what)
     return proc
@@ -76,6 +85,26 @@ def _target_args(target: dict) -> list[str]:
 
 def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, log=None, check=None,
             build=None) -> dict:
+    """_resolve, as of the environment's day where it has one (recipes.RepoEnvironment.as_of: pip sees no
+    release uploaded after it); where nothing that old fits, at today's releases, and the lock says so."""
+    if not env.as_of:
+        return _resolve(env, target, projects, log, check, build)
+    with BoundedIndex(env.as_of) as index:
+        token = _INDEX.set(index)
+        try:
+            return _resolve(env, target, projects, log, check, build)
+        except UnbuildableEnvironment as e:
+            failed = str(e).splitlines()[-1].strip()
+        finally:
+            _INDEX.reset(token)
+    (log or (lambda msg: print(f"passk: {msg}", file=sys.stderr)))(
+        f"repository environment {env.key}: nothing released by {env.as_of} fits ({failed}); resolving at today's releases")
+    return _resolve(env, target, projects, log, check, build,
+                    note=f"resolved at today's releases: as of {env.as_of}, pip found no fit ({failed[:300]})")
+
+
+def _resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, log=None, check=None,
+             build=None, note: str | None = None) -> dict:
     """The environment's lock for the image's Python (`target`: environments.probe_image's facts): its
     wheels, downloaded on the host (the image build cannot reach the index) and cached with every file's
     sha256. `projects` ({commit: a function that exports the repository's tree at it into a directory}):
@@ -107,6 +136,8 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
         target_args = _target_args(target)
         requested = env.packages()
         notes = list(lock.get("notes", [])) if lock else []
+        if note and note not in notes:
+            notes.append(note)
         done = list(lock.get("projects", [])) if lock else []
         if lock is not None:
             shutil.copytree(final, wheels)
@@ -174,7 +205,7 @@ def resolve(env: RepoEnvironment, target: dict, projects: dict | None = None, lo
             stray.unlink()      # a local project pip packed while downloading: never installed from here
         files = [{"file": p.name, "sha256": sha256(p)} for p in sorted(wheels.glob("*.whl"))]
         lock = {"format": LOCK_FORMAT, "key": env.key, "python": target["python"], "abi": target["tag"],
-                "requested": requested, "pinned": env.pinned, "installer": INSTALLER, "files": files, "notes": notes,
+                "requested": requested, "as_of": lock.get("as_of") if lock else (None if note else env.as_of), "pinned": env.pinned, "installer": INSTALLER, "files": files, "notes": notes,
                 "projects": done,
                 "declarations": sorted(seen),
                 "sha256": hashlib.sha256("\n".join(f"{f['file']} {f['sha256']}" for f in files).encode()).hexdigest()}

@@ -7,6 +7,7 @@ what passk cannot give as the official environment had it is said (`differences`
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -36,6 +37,22 @@ def _data() -> dict:
 
 def source() -> str:
     return str(_data().get("source") or "")
+
+
+def exported_on() -> str | None:
+    """The newest day the exports record (conda's ca-certificates release each carries, YYYY.M.D): the
+    official environments were made no earlier. A spec-resolved environment resolves as of it (recipes.py),
+    not at today's newest releases. None where no export records one."""
+    days = []
+    for env in _data()["environments"].values():
+        for entry in env.get("runtime", ()):
+            m = re.fullmatch(r"ca-certificates=(\d{4})\.(\d{1,2})\.(\d{1,2})", entry)
+            if m:
+                days.append(tuple(int(x) for x in m.groups()))
+    if not days:
+        return None
+    y, mo, d = max(days)
+    return f"{y:04d}-{mo:02d}-{d:02d}"
 
 
 def for_instance(instance_id: str) -> OfficialEnvironment | None:

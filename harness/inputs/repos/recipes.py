@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.inputs.libraries import canonical_name
-from harness.inputs.repos.official import OfficialEnvironment, for_instance
+from harness.inputs.repos.official import OfficialEnvironment, exported_on, for_instance
 from harness.inputs.repos.specs import DEBIAN_PYTHON, EnvSpec
 
 
@@ -52,6 +52,13 @@ class RepoEnvironment:
         return self.official is not None
 
     @property
+    def as_of(self) -> str | None:
+        """The day a spec-resolved environment resolves as of (the newest the official exports record:
+        official.exported_on): pip sees no release uploaded after it, as SWE-bench's harness saw none when
+        it built the official images. None for the official pins (exact versions, nothing resolved)."""
+        return None if self.official is not None else exported_on()
+
+    @property
     def apt(self) -> tuple[str, ...]:
         return self.spec.apt_packages()
 
@@ -81,6 +88,7 @@ class RepoEnvironment:
         """What the image holds, and so what its key hashes."""
         return {"python": self.spec.python, "apt": sorted(self.apt), "pinned": self.pinned,
                 **({"standins": {n: list(STANDIN_PACKAGES[n]) for n in self.standins}} if self.standins else {}),
+                **({"as_of": self.as_of} if self.as_of else {}),
                 "packages": sorted(self.packages(), key=lambda r: (_name(r), r))}
 
     @property
@@ -111,7 +119,8 @@ class RepoEnvironment:
         Python is known once it is built: `python`)."""
         if self.official is None:
             return ["SWE-bench published no exported environment for this instance: the spec's packages, "
-                    "resolved by pip at the newest release that fits, where the harness's conda resolved its own"]
+                    f"resolved by pip at the newest release that fits as of {self.as_of or 'today'}, where the "
+                    "harness's conda resolved its own"]
         out = []
         if python and python != self.official.python:
             out.append(f"python {self.official.python} (conda's) -> {python} (Debian's)")
