@@ -104,17 +104,26 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--swebench", default=None, help="an unpacked swebench 5.0.2 wheel: its grading beside passk's")
     ap.add_argument("--reruns", type=int, default=8, help="a gold patch not resolved is run this many times more")
-    ap.add_argument("--write-docs", action="store_true", help="write docs/figures/repos-agreement.md")
+    ap.add_argument("--only-unpinned", action="store_true",
+                    help="only the instances SWE-bench published no exported environment for (their packages "
+                         "resolved from the spec, as of the exports' day)")
+    ap.add_argument("--write-docs", action="store_true", help="write docs/figures/FIGURE.md")
+    ap.add_argument("--figure", default="repos-agreement", type=lambda v: v if re.fullmatch(r"[a-z0-9-]{1,64}", v)
+                    else ap.error("--figure: lowercase letters, digits and dashes"),
+                    help="the figure's name under docs/figures/ (default repos-agreement)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows, per_repo, seen, refused, sets = [], defaultdict(int), set(), [], defaultdict(list)
+    from harness.inputs.repos.official import for_instance
     from harness.inputs.repos.specs import spec_for
     for path in args.rows:
         for line in Path(path).read_text().splitlines():
             r = json.loads(line)
             sets[r["instance_id"]].append(Path(path).stem)
             if r["instance_id"] in seen or (args.repo and r["repo"] not in args.repo):
+                continue
+            if args.only_unpinned and for_instance(r["instance_id"]) is not None:
                 continue
             if args.instances and per_repo[r["repo"]] >= args.instances:
                 continue
@@ -198,7 +207,7 @@ def main() -> int:
         body += "\n\nRefused by name (this machine cannot build them as the harness does):\n\n" + "\n".join(
             f"- {iid} ({version}): {why}" for iid, version, why in refused)
     body += "\n\nDifferences:\n\n" + ("\n".join(f"- {d}" for d in differences) if differences else "- none") + "\n"
-    return figures.finish("repos-agreement", body, args.write_docs, len(differences))
+    return figures.finish(args.figure, body, args.write_docs, len(differences))
 
 
 if __name__ == "__main__":
