@@ -104,6 +104,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--swebench", default=None, help="an unpacked swebench 5.0.2 wheel: its grading beside passk's")
     ap.add_argument("--reruns", type=int, default=8, help="a gold patch not resolved is run this many times more")
+    ap.add_argument("--instance", action="append", default=[],
+                    help="only this instance (repeatable; with --only-unpinned, these and those)")
     ap.add_argument("--only-unpinned", action="store_true",
                     help="only the instances SWE-bench published no exported environment for (their packages "
                          "resolved from the spec, as of the exports' day)")
@@ -123,7 +125,8 @@ def main() -> int:
             sets[r["instance_id"]].append(Path(path).stem)
             if r["instance_id"] in seen or (args.repo and r["repo"] not in args.repo):
                 continue
-            if args.only_unpinned and for_instance(r["instance_id"]) is not None:
+            if (args.instance or args.only_unpinned) and not (
+                    r["instance_id"] in args.instance or (args.only_unpinned and for_instance(r["instance_id"]) is None)):
                 continue
             if args.instances and per_repo[r["repo"]] >= args.instances:
                 continue
