@@ -239,7 +239,11 @@ def test_a_build_the_network_failed_is_tried_again_and_a_real_failure_is_not(tmp
     from harness.environments.bases import build
     from harness.execution.sandbox.docker import connect
     client = connect()
-    gateway = client.networks.get("bridge").attrs["IPAM"]["Config"][0]["Gateway"]
+    # regression: an engine whose bridge came up on an existing docker0 lists the subnet and no Gateway
+    # (KeyError on a fresh machine); the host is the subnet's first address either way
+    import ipaddress
+    ipam = client.networks.get("bridge").attrs["IPAM"]["Config"][0]
+    gateway = ipam.get("Gateway") or str(next(ipaddress.ip_network(ipam["Subnet"], strict=False).hosts()))
     answers: list[str] = []
 
     class Mirror(http.server.BaseHTTPRequestHandler):

@@ -70,6 +70,7 @@ HOST_MARGIN_S = 15.0              # the host gives up on a timed command this lo
 FILE_OP_TIMEOUT_S = 120           # write_file/read_file: inspect's TimeoutError after this long
 EXIT_WAIT_S = 10.0                # how long the engine may take to report an ended command's exit code
 PGID_DIGITS = 10                  # the wrapper's first stderr bytes: its process group, zero-padded
+DRAIN_S = 5.0                     # past the output limit, how long to read on for the process group (dropped)
 
 # The command as the container runs it: a shell (by absolute path) writes its own pid, which `exec` makes
 # timeout's pid and timeout's setpgid makes the group's id, to stderr before the command exists (so the
@@ -375,6 +376,7 @@ def _run(run: _Run, argv: list[str], stdin: bytes | None, workdir: str, env: dic
     buf = b""
     gave_up = False
     overflow: bytes | None = None
+    drain_until = 0.0
     if deadline is None:
         sock.settimeout(None)   # the client's own timeout would end a quiet command that has no time limit
     try:
@@ -407,15 +409,21 @@ def _run(run: _Run, argv: list[str], stdin: bytes | None, workdir: str, env: dic
                         payload = payload[take:]
                         if len(head) == PGID_DIGITS and bytes(head).isdigit():
                             run.pgid = int(head)
+                    if overflow is not None:
+                        continue
                     err_ += payload
                     target = err_
+                elif overflow is not None:
+                    continue
                 else:
                     out += payload
                     target = out
                 if len(target) > limit:
                     overflow = bytes(target[:limit])
-                    break
-            if overflow is not None:
+                    # the engine may deliver a flood on stdout before the wrapper's process group on stderr
+                    # (two pipes, copied apart): read on, keeping nothing, until it comes, to kill the group
+                    drain_until = time.monotonic() + DRAIN_S
+            if overflow is not None and (run.pgid is not None or time.monotonic() > drain_until):
                 break
     finally:   # first: the engine must not be left holding output nobody reads (it then never ends the command)
         _hang_up(sock)
