@@ -1,6 +1,13 @@
 """Agents in passk's environments (harness/agents): the Docker command line's parts without the engine."""
 
+import json
+import time
+
+import pytest
+
 from harness.agents.images import Catalog, bare_name
+
+from .conftest import ROOT
 
 
 ROWS = [{"instance_id": "pytest-dev__pytest-7373", "repo": "pytest-dev/pytest"},
@@ -67,3 +74,53 @@ def test_what_docker_refuses_is_refused_with_its_status_and_what_passk_does_not_
     with pytest.raises(UsageError):
         env_pairs(["=x"])
     assert env_pairs(["ONLY_NAME"]) == {}                                   # the caller's own value: not passed
+
+
+@pytest.mark.docker
+def test_an_agent_sandbox_is_the_instance_set_up_as_its_user_and_a_command_dies_with_its_caller(tmp_path):
+    """The agent's sandbox of a repository instance, against the real engine: the tree at its base commit
+    with its install done (no test patch), editable by the agent's unprivileged user, the environment's
+    Python first on PATH for bash -c with mini-swe-agent's BASH_ENV and for bash -lc, no network; a command
+    past its time, or whose caller was killed, ends with its whole process group; removal is idempotent."""
+    import subprocess
+    import sys
+    from harness.agents import sandbox
+    from .repo_fixtures import write_task
+    t = write_task(tmp_path, [None])
+    row = json.loads(t["rows"].read_text())
+    p = sandbox.prepare(row, str(t["repos"]), specs=str(t["specs"]))
+    cid = sandbox.start(p, lifetime_s=600)
+    try:
+        def sh(cmd, **kw):
+            code, out = sandbox.run(cid, ["bash", "-c", cmd], env={"BASH_ENV": "/root/.bashrc"}, **kw)
+            return code, out.decode()
+        code, out = sh("id -u; python -c 'import sys, tinycalc; print(tinycalc.__file__, sys.prefix)'; pwd")
+        assert code == 0 and out.split() == ["10001", "/testbed/tinycalc/__init__.py", "/venv", "/testbed"], out
+        code, out = sandbox.run(cid, ["bash", "-lc", "command -v python pytest"])
+        assert code == 0 and out.decode().split() == ["/venv/bin/python", "/venv/bin/pytest"], out
+        code, out = sh("grep -c test_mean_of_nothing tests/test_calc.py; git log --oneline | wc -l")
+        assert out.split()[0] == "0", out                                  # the test patch is not there
+        code, out = sh("printf '\\n# edited\\n' >> tinycalc/__init__.py && git status --short && pytest -q 2>&1 | tail -1")
+        assert code == 0 and "M tinycalc/__init__.py" in out and "2 passed" in out, out
+        code, out = sh("python -c 'import socket; socket.create_connection((\"1.1.1.1\", 80), timeout=3)'")
+        assert code != 0 and ("unreachable" in out or "Errno" in out), out
+        code, out = sh("exit 7")
+        assert code == 7
+        t0 = time.monotonic()
+        code, _ = sh("sleep 300 & sleep 301", timeout_s=2)
+        assert code == 137 and time.monotonic() - t0 < 60
+        caller = subprocess.Popen([sys.executable, "-c", "import sys; from harness.agents.sandbox import run; "
+                                   "run(sys.argv[1], ['bash', '-c', 'sleep 302 & sleep 303'])", cid], cwd=ROOT)
+        time.sleep(3)
+        caller.kill()                                                       # as mini-swe-agent's timeout does
+        caller.wait()
+        for _ in range(50):
+            code, out = sh("python -c \"import glob; print(sum(open(f, 'rb').read().startswith(b'sleep\\\\x0030') "
+                           "for f in glob.glob('/proc/[0-9]*/cmdline')))\"")
+            if out.strip() == "0":
+                break
+            time.sleep(0.2)
+        assert out.strip() == "0", out                                      # every group killed
+    finally:
+        assert sandbox.remove(cid) is True
+    assert sandbox.remove(cid) is False

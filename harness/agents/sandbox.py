@@ -1,0 +1,316 @@
+"""An agent's sandbox for a SWE-bench instance: the instance as the harness's instance image has it, in a
+container of passk's, for the agent to work in with shell commands until it submits.
+
+- The image is the instance's repository environment (environments/repository.py: one per environment, not
+  per instance); /testbed is the instance's tree at its base commit with the spec's install done (its
+  snapshot, environments/instances.py, copied in), /venv the environment's venv with what the install
+  changed. Both are tmpfs the agent's user owns: it edits, installs and runs tests there, and nothing it does
+  outlives the container. Only this instance's snapshot is mounted (read-only); no other instance's tree is
+  in reach.
+- Every command runs as passk's unprivileged user (uid 10001), never root: no network, a read-only root file
+  system, every capability dropped, no-new-privileges, Docker's init, a memory limit (the processes and the
+  tmpfs together), a process limit, a CPU quota and a file-size limit. HOME is /root, a tmpfs of the user's
+  whose .bashrc and .profile put the venv first on PATH, so `bash -c` with BASH_ENV=/root/.bashrc (what
+  mini-swe-agent's SWE-bench config sets for the official images' conda) and `bash -lc` both find the
+  environment's Python.
+- A command ends with its whole process group when the caller goes away: the wrapper (run below) reads
+  the exec's stdin, which the engine closes when the caller's connection closes (mini-swe-agent kills the
+  `docker exec` it started when its timeout passes), and then kills the group.
+- The container's main process sleeps for the sandbox's lifetime and the engine removes the container when
+  it ends (AutoRemove): a sandbox whose agent died goes away by itself; sweep() removes the ones past their
+  time before then, and remove() at once. Labels: org.passk.agent (the instance), org.passk.agent-expires."""
+
+from __future__ import annotations
+
+import socket
+import struct
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.errors import HarnessError
+
+LABEL_AGENT = "org.passk.agent"
+LABEL_EXPIRES = "org.passk.agent-expires"
+UID = 10001
+HOME = "/root"
+SNAPSHOT = "/opt/passk/agent"          # this instance's snapshot, read-only: testbed/, venv/, venv-deleted
+PRISTINE_VENV = "/opt/passk/venv"      # the environment's venv in its image (box/repo.py)
+MAX_LIFETIME_S = 24 * 3600
+SETUP_TIMEOUT_S = 600
+
+# the sandbox made ready, as its own user: the venv (the environment's, then what the install changed, less
+# what it removed), the tree, and HOME's shell files
+_SETUP = r"""set -eu
+cp -a /opt/passk/venv/. /venv/
+if [ -d /opt/passk/agent/venv ]; then cp -a /opt/passk/agent/venv/. /venv/; fi
+if [ -f /opt/passk/agent/venv-deleted ]; then
+  /usr/bin/python3 -I -S -c '
+import os, shutil
+for rel in open("/opt/passk/agent/venv-deleted", "rb").read().split(b"\0"):
+    rel = os.fsdecode(rel)
+    if not rel or rel.startswith("/") or ".." in rel.split("/"):
+        continue
+    p = os.path.join("/venv", rel)
+    if os.path.isdir(p) and not os.path.islink(p):
+        shutil.rmtree(p, ignore_errors=True)
+    elif os.path.lexists(p):
+        os.unlink(p)
+'
+fi
+cp -a /opt/passk/agent/testbed/. /testbed/
+cat > /root/.bashrc <<'EOF'
+export VIRTUAL_ENV=/venv
+case ":$PATH:" in *":/venv/bin:"*) ;; *) export PATH="/venv/bin:$PATH" ;; esac
+EOF
+printf '%s\n' '. "$HOME/.bashrc"' > /root/.profile
+"""
+
+# Every command, as the container runs it: the command in a process group (and session) of its own with
+# stdin from /dev/null; a thread reads the exec's stdin, which ends when the caller hangs up, and then
+# kills the group. The wrapper's exit status is the command's (128 + a signal's number).
+_WRAPPER = r"""
+import os, signal, sys, threading
+pid = os.fork()
+if pid == 0:
+    os.setsid()
+    fd = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(fd, 0)
+    try:
+        os.execvp(sys.argv[1], sys.argv[1:])
+    except OSError as e:
+        sys.stderr.write(f"passk-agent: {sys.argv[1][:200]}: {e.strerror}\n")
+        os._exit(127 if e.errno == 2 else 126)
+def watch():
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:
+        pass
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+threading.Thread(target=watch, daemon=True).start()
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status))
+"""
+
+
+@dataclass
+class Prepared:
+    """An instance ready for sandboxes: its environment's image and its snapshot on this machine."""
+    instance_id: str
+    image: str
+    image_id: str
+    snapshot: Path
+    env: dict
+    limits: object          # config.Limits: the repository task's (memory, processes, space)
+    runtime: str = "runc"
+
+
+def prepare(row: dict, repos: str, specs: str | None = None, pins: str = "official", runtime: str = "runc",
+            where: str = "row") -> Prepared:
+    """The row's environment image and instance snapshot, built if missing (minutes the first time: build
+    ahead, `passk agents prepare`), as `passk evaluate` builds them. An instance whose set-up fails is a
+    HarnessError naming why."""
+    from dataclasses import replace
+    from harness.environments import instances
+    from harness.execution.jobs import Job
+    from harness.execution.pool import Pool
+    from harness.execution.sandbox.docker import DockerBackend
+    from harness.inputs.config import Limits, RepoSettings, SandboxSettings
+    from harness.inputs.formats.swebench import load
+    from harness.inputs.repos.recipes import to_settings
+    from harness.inputs.repos.tasks import prepare as prepare_tasks
+    from harness.inputs.samples import Sample
+    problems = prepare_tasks(load(Path(where), [(where, row)]), RepoSettings(dir=repos, specs=specs, pins=pins),
+                             Limits())
+    problem = next(iter(problems.values()))
+    task = problem.repo
+    settings = replace(SandboxSettings(), isolation="fresh", language=None, environment="none", workers=1,
+                       runtime=runtime, repo_environment=to_settings(task.env, task.repos_dir, True))
+    run_id = "agent-prepare-" + uuid.uuid4().hex[:8]
+    backend = DockerBackend(run_id, task.limits, settings)
+    pool = None
+    try:
+        facts = backend.prepare()
+        if backend.instances_dir is None:
+            raise HarnessError("agent sandboxes need the Docker engine on this machine (they mount the instance's "
+                               "snapshot)")
+        pool = Pool(backend, task.limits, settings, facts)
+        job = Job(problem, Sample(problem.task_id, 0, "", "solution", where))
+        failed = pool._ensure_instance(job)
+        if failed is not None:
+            raise HarnessError(f"{task.task.instance_id}: {failed.get('detail', 'the instance did not set up')}")
+        name = pool._instances[id(problem)]
+    finally:
+        if pool is not None:
+            pool.background.shutdown(wait=True)
+        backend.close()
+    env = {str(k): str(v) for k, v in (task.job_part(mode="snapshot").get("env") or {}).items()}
+    return Prepared(task.task.instance_id, facts["image"], facts["image_id"],
+                    instances.image_dir(facts["image_id"]) / name, env, task.limits, runtime)
+
+
+def _client():
+    from harness.execution.sandbox.docker import connect
+    return connect()
+
+
+def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdir: str = "/testbed",
+          env: dict | None = None) -> str:
+    """A sandbox of the instance, set up and ready: its container's id."""
+    import docker
+    from harness.execution.sandbox.docker import IPC_SYSCTLS, RUNSC_MEMORY_HEADROOM_MB, RUNSC_PIDS_BACKSTOP
+    client = _client()
+    lim = p.limits
+    runc = p.runtime == "runc"
+    space = int(lim.tmpfs_mb)
+    memory = int(lim.memory_mb) + 4 * space + 256 + (0 if runc else RUNSC_MEMORY_HEADROOM_MB)
+    fsize = max(space << 20, int(lim.file_size_bytes))
+    ulimits = [docker.types.Ulimit(name="nofile", soft=max(1024, int(lim.open_files)), hard=max(1024, int(lim.open_files))),
+               docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)]
+    if not runc:
+        ulimits.append(docker.types.Ulimit(name="nproc", soft=int(lim.pids), hard=int(lim.pids)))
+    owned = f"rw,nosuid,nodev,exec,size={space}m,mode=0755,uid={UID},gid={UID}"
+    binds = [f"{p.snapshot / 'testbed'}:{SNAPSHOT}/testbed:ro"]
+    if (p.snapshot / "venv").is_dir():
+        binds.append(f"{p.snapshot / 'venv'}:{SNAPSHOT}/venv:ro")
+    if (p.snapshot / "venv-deleted").is_file():
+        binds.append(f"{p.snapshot / 'venv-deleted'}:{SNAPSHOT}/venv-deleted:ro")
+    host = client.api.create_host_config(
+        network_mode="none", read_only=True, binds=binds, auto_remove=True,
+        tmpfs={"/testbed": owned, "/venv": owned, HOME: owned.replace("mode=0755", "mode=0700"),
+               "/tmp": f"rw,nosuid,nodev,exec,size={space}m,mode=1777"},
+        shm_size="64m", cap_drop=["ALL"], security_opt=["no-new-privileges"],
+        pids_limit=int(lim.pids) if runc else RUNSC_PIDS_BACKSTOP,
+        mem_limit=f"{memory}m", memswap_limit=f"{memory}m", nano_cpus=int(float(lim.cpus) * 1e9),
+        ulimits=ulimits, runtime=None if runc else p.runtime, init=True, ipc_mode="private", sysctls=IPC_SYSCTLS)
+    lifetime = int(max(1, min(float(lifetime_s), MAX_LIFETIME_S)))
+    labels = {LABEL_AGENT: p.instance_id[:200], LABEL_EXPIRES: str(int(time.time()) + lifetime)}
+    environment = {"PATH": "/venv/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": "/venv", "HOME": HOME,
+                   "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/opt/passk/wheels",
+                   "PIP_DISABLE_PIP_VERSION_CHECK": "1", **p.env, **(env or {})}
+    created = client.api.create_container(
+        p.image, entrypoint=["/usr/bin/sleep"], command=[str(lifetime)], user=f"{UID}:{UID}", working_dir=workdir,
+        environment=environment, labels=labels, host_config=host, name=name, network_disabled=True)
+    cid = created["Id"]
+    try:
+        client.api.start(cid)
+        code, out = run(cid, ["/bin/sh", "-c", _SETUP], workdir="/", timeout_s=SETUP_TIMEOUT_S)
+        if code != 0:
+            raise HarnessError(f"the sandbox of {p.instance_id} did not set up (exit {code}): "
+                               + out[-600:].decode("utf-8", "replace"))
+    except BaseException:
+        remove(cid)
+        raise
+    return cid
+
+
+def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None = None, timeout_s: float | None = None,
+        limit: int = 16 << 20, sink=None) -> tuple[int, bytes]:
+    """Run argv in the sandbox as its user, stdout and stderr as one stream: (exit status, output, at most
+    `limit` bytes; `sink(chunk)`, when given, gets each piece as it comes and the output is not kept). Past
+    `timeout_s` or `limit` the command's process group is killed (status 137). A sandbox that is gone:
+    HarnessError."""
+    import docker.errors
+    api = _client().api
+    try:
+        e = api.exec_create(cid, ["/usr/bin/python3", "-I", "-S", "-c", _WRAPPER, *argv], stdin=True,
+                            user=f"{UID}:{UID}", workdir=workdir,
+                            environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)
+        raw = api.exec_start(e["Id"], socket=True)
+    except docker.errors.NotFound:
+        raise HarnessError(f"no such sandbox: {cid[:64]}") from None
+    except docker.errors.APIError as err:
+        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {err.explanation}") from None
+    sock = getattr(raw, "_sock", raw)
+    deadline = None if timeout_s is None else time.monotonic() + float(timeout_s)
+    out, buf, total, killed = bytearray(), b"", 0, False
+    try:
+        while True:
+            sock.settimeout(None if deadline is None else max(0.01, deadline - time.monotonic()))
+            try:
+                chunk = sock.recv(1 << 16)
+            except socket.timeout:
+                killed = True
+                break
+            if not chunk:
+                break
+            buf += chunk
+            while len(buf) >= 8:
+                size = struct.unpack(">I", buf[4:8])[0]
+                if len(buf) < 8 + size:
+                    break
+                payload, buf = buf[8:8 + size], buf[8 + size:]
+                payload = payload[:max(0, limit - total)]
+                total += len(payload)
+                if sink is not None:
+                    sink(payload)
+                else:
+                    out += payload
+                if total >= limit:
+                    killed = True
+                    break
+            if killed:
+                break
+    finally:
+        for step in (lambda: sock.shutdown(socket.SHUT_RDWR), sock.close):   # the hang-up the wrapper waits for
+            try:
+                step()
+            except OSError:
+                pass
+    if killed:
+        return 137, bytes(out)
+    for _ in range(500):
+        info = api.exec_inspect(e["Id"])
+        if not info.get("Running"):
+            return int(info.get("ExitCode") or 0), bytes(out)
+        time.sleep(0.02)
+    return 137, bytes(out)
+
+
+def remove(cid: str) -> bool:
+    """Remove the sandbox (killing what runs in it); False when there was none. Idempotent."""
+    import docker.errors
+    try:
+        _client().api.remove_container(cid, force=True)
+        return True
+    except docker.errors.NotFound:
+        return False
+    except docker.errors.APIError as e:
+        if e.status_code == 409:   # already being removed (AutoRemove after its end)
+            return True
+        raise
+
+
+def sweep(now: float | None = None) -> int:
+    """Remove the sandboxes past their lifetime (their agent died, or never said stop); how many."""
+    now = time.time() if now is None else now
+    client = _client()
+    gone = 0
+    for c in client.api.containers(all=True, filters={"label": LABEL_AGENT}):
+        try:
+            expires = int((c.get("Labels") or {}).get(LABEL_EXPIRES, "0"))
+        except ValueError:
+            expires = 0
+        if expires <= now:
+            gone += remove(c["Id"])
+    return gone
+
+
+def listing() -> list[dict]:
+    """Every agent sandbox on the engine: id, instance, state, seconds left."""
+    now = time.time()
+    out = []
+    for c in _client().api.containers(all=True, filters={"label": LABEL_AGENT}):
+        labels = c.get("Labels") or {}
+        try:
+            left = int(labels.get(LABEL_EXPIRES, "0")) - now
+        except ValueError:
+            left = 0
+        out.append({"id": c["Id"], "instance": labels.get(LABEL_AGENT, ""), "state": c.get("State", ""),
+                    "seconds_left": max(0, int(left))})
+    return out
