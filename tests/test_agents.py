@@ -124,3 +124,42 @@ def test_an_agent_sandbox_is_the_instance_set_up_as_its_user_and_a_command_dies_
     finally:
         assert sandbox.remove(cid) is True
     assert sandbox.remove(cid) is False
+
+
+@pytest.mark.docker
+def test_passk_docker_answers_the_four_calls_mini_swe_agent_makes(tmp_path):
+    """passk-docker as mini-swe-agent's DockerEnvironment calls it (minisweagent/environments/docker.py):
+    `run -d --name N -w CWD --rm IMAGE sleep 2h` prints the id within its 120 s; `exec -w CWD -e K=V... ID
+    bash -c CMD` gives the command's output and status; `stop ID`, then `rm -f ID`, both succeed twice; an
+    image it does not know is Docker's error shape and status, naming what it knows."""
+    import os
+    import subprocess
+    import sys
+    from .repo_fixtures import write_task
+    t = write_task(tmp_path, [None])
+    env = {**os.environ, "PASSK_ROWS": str(t["rows"]), "PASSK_REPOS": str(t["repos"]),
+           "PASSK_REPO_SPECS": str(t["specs"])}
+
+    def docker(*args, timeout=120):
+        return subprocess.run([sys.executable, "-m", "harness.agents.dockercli", *args], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=timeout)
+    r = docker("run", "-d", "--name", "minisweagent-" + os.urandom(4).hex(), "-w", "/testbed", "--rm",
+               "docker.io/swebench/sweb.eval.x86_64.passk-tests_1776_tinycalc-1:latest", "sleep", "2h")
+    assert r.returncode == 0, r.stderr
+    cid = r.stdout.strip()
+    assert len(cid) == 64 and all(c in "0123456789abcdef" for c in cid), r.stdout
+    try:
+        r = docker("exec", "-w", "/testbed", "-e", "PAGER=cat", "-e", "BASH_ENV=/root/.bashrc", cid, "bash", "-c",
+                   "echo $PAGER; python -c 'import tinycalc; print(tinycalc.mean([2, 4]))'; echo to-stderr >&2; exit 3")
+        assert r.returncode == 3 and r.stdout.split() == ["cat", "3.0", "to-stderr"], (r.stdout, r.stderr)
+        r = docker("exec", "-w", "/testbed", cid, "bash", "-c",
+                   "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && git diff")
+        assert r.returncode == 0 and r.stdout.startswith("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT")
+    finally:
+        for args in (("stop", cid), ("stop", cid), ("rm", "-f", cid), ("rm", "-f", cid)):
+            r = docker(*args)
+            assert r.returncode == 0 and r.stdout.strip() == cid, (args, r.stderr)
+    r = docker("exec", cid, "true")
+    assert r.returncode == 1 and "No such container" in r.stderr
+    r = docker("run", "-d", "sweb.eval.x86_64.nobody_1776_nothing-1", "sleep", "1h")
+    assert r.returncode == 125 and "Error response from daemon" in r.stderr and "sweb.eval.x86_64." in r.stderr
