@@ -262,6 +262,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "pypy, or all; `passk doctor` lists which are built); repeatable")
     b.add_argument("--jobs", type=_positive(int), default=3, help="language images built side by side")
     _environment_args(b)
+    b.add_argument("--rows", action="append", default=[], metavar="FILE",
+                   help="also build every repository environment image and instance snapshot these SWE-bench rows "
+                        "need (JSON Lines; repeatable), --jobs environments side by side: what agent sandboxes "
+                        "(passk-docker) and `passk evaluate` then start from at once")
+    b.add_argument("--repos", default=None, metavar="DIR", help="with --rows: the repositories, DIR/<owner>/<name>")
+    b.add_argument("--repo-specs", default=None, metavar="FILE", help="with --rows: more environment specifications")
+    b.add_argument("--repo-pins", choices=("official", "spec"), default=RepoSettings.pins,
+                   help="with --rows: SWE-bench's exported pins where it has them, or the spec's packages resolved")
     pr = im_sub.add_parser("prune", formatter_class=_Help,
                            help="remove passk's images that this checkout no longer runs (built from other sources: "
                                 "a sandbox, language or environment image of an earlier passk) and their snapshots")
@@ -589,6 +597,10 @@ def cmd_images(args) -> int:
         print(f"passk: {str(e).splitlines()[0] if str(e) else type(e).__name__}", file=sys.stderr)
     if failures:
         raise failures[0]
+    if args.rows:
+        status = _images_rows(args)
+        if status:
+            return status
     if env is not None:
         import time
         t0 = time.monotonic()
@@ -601,6 +613,31 @@ def cmd_images(args) -> int:
         for d in e["deviations"]:
             print(f"  deviation: {d}")
     return 0
+
+
+def _images_rows(args) -> int:
+    """`images build --rows`: every environment image and snapshot the rows need; each instance printed when
+    ready, each failure listed (exit 1 when any)."""
+    import time
+    from harness.agents.sandbox import prepare_rows
+    from harness.core import text
+    from harness.core.jsonl import iter_jsonl
+    if not args.repos:
+        raise InputError("--rows needs --repos DIR (the repositories, DIR/<owner>/<name>)")
+    rows = [(f"{path}:{lineno}", rec) for path in args.rows for lineno, rec in iter_jsonl(Path(path), "rows file")]
+    t0 = time.monotonic()
+    import threading
+    lock = threading.Lock()
+
+    def done(p):
+        with lock:
+            print(f"{text.clean(p.instance_id, 200)} {p.image} snapshot {p.snapshot.name[:16]}", flush=True)
+    failures = prepare_rows(rows, args.repos, args.repo_specs, args.repo_pins, jobs=args.jobs, done=done)
+    for iid, why in failures:
+        print(f"passk: {text.clean(iid, 200)}: {text.clean(why, 500)}", file=sys.stderr)
+    print(f"{len(rows) - len(failures)} of {len(rows)} instances ready in {(time.monotonic() - t0) / 60:.1f} min",
+          file=sys.stderr)
+    return 1 if failures else 0
 
 
 def _images_prune(client, dry_run: bool) -> int:

@@ -163,3 +163,20 @@ def test_passk_docker_answers_the_four_calls_mini_swe_agent_makes(tmp_path):
     assert r.returncode == 1 and "No such container" in r.stderr
     r = docker("run", "-d", "sweb.eval.x86_64.nobody_1776_nothing-1", "sleep", "1h")
     assert r.returncode == 125 and "Error response from daemon" in r.stderr and "sweb.eval.x86_64." in r.stderr
+
+
+@pytest.mark.docker
+def test_images_build_rows_makes_every_environment_and_snapshot_ready_and_names_what_it_cannot(tmp_path):
+    import subprocess
+    import sys
+    from .repo_fixtures import row, write_task
+    t = write_task(tmp_path, [None])
+    rows = tmp_path / "two.jsonl"
+    rows.write_text(t["rows"].read_text() + json.dumps(row(t["base"], "passk-tests__tinycalc-2", "7.7")) + "\n")
+    r = subprocess.run([sys.executable, "-m", "harness.cli", "images", "build", "--rows", str(rows), "--repos",
+                        str(t["repos"]), "--repo-specs", str(t["specs"])], cwd=ROOT, capture_output=True, text=True,
+                       timeout=1800)
+    assert r.returncode == 1, r.stderr
+    ready = [line for line in r.stdout.splitlines() if line.startswith("passk-tests__tinycalc-1 ")]
+    assert len(ready) == 1 and "passk-repo-env-passk-tests-tinycalc" in ready[0] and " snapshot " in ready[0]
+    assert "passk-tests__tinycalc-2" in r.stderr and "7.7" in r.stderr and "1 of 2 instances ready" in r.stderr

@@ -110,29 +110,36 @@ class Prepared:
     runtime: str = "runc"
 
 
+def _problems(rows: list[tuple[str, dict]], repos: str, specs: str | None, pins: str) -> dict:
+    from harness.inputs.config import Limits, RepoSettings
+    from harness.inputs.formats.swebench import load
+    from harness.inputs.repos.tasks import prepare as prepare_tasks
+    return prepare_tasks(load(Path("rows"), rows), RepoSettings(dir=repos, specs=specs, pins=pins), Limits())
+
+
 def prepare(row: dict, repos: str, specs: str | None = None, pins: str = "official", runtime: str = "runc",
             where: str = "row") -> Prepared:
     """The row's environment image and instance snapshot, built if missing (minutes the first time: build
-    ahead, `passk agents prepare`), as `passk evaluate` builds them. An instance whose set-up fails is a
-    HarnessError naming why."""
+    ahead with `passk images build --rows`), as `passk evaluate` builds them. An instance whose set-up fails
+    is a HarnessError naming why."""
+    problem = next(iter(_problems([(where, row)], repos, specs, pins).values()))
+    return prepare_problem(problem, runtime)
+
+
+def prepare_problem(problem, runtime: str = "runc") -> Prepared:
+    """prepare() of a problem tasks.prepare made ready."""
     from dataclasses import replace
     from harness.environments import instances
     from harness.execution.jobs import Job
     from harness.execution.pool import Pool
     from harness.execution.sandbox.docker import DockerBackend
-    from harness.inputs.config import Limits, RepoSettings, SandboxSettings
-    from harness.inputs.formats.swebench import load
+    from harness.inputs.config import SandboxSettings
     from harness.inputs.repos.recipes import to_settings
-    from harness.inputs.repos.tasks import prepare as prepare_tasks
     from harness.inputs.samples import Sample
-    problems = prepare_tasks(load(Path(where), [(where, row)]), RepoSettings(dir=repos, specs=specs, pins=pins),
-                             Limits())
-    problem = next(iter(problems.values()))
     task = problem.repo
     settings = replace(SandboxSettings(), isolation="fresh", language=None, environment="none", workers=1,
                        runtime=runtime, repo_environment=to_settings(task.env, task.repos_dir, True))
-    run_id = "agent-prepare-" + uuid.uuid4().hex[:8]
-    backend = DockerBackend(run_id, task.limits, settings)
+    backend = DockerBackend("agent-prepare-" + uuid.uuid4().hex[:8], task.limits, settings)
     pool = None
     try:
         facts = backend.prepare()
@@ -140,7 +147,7 @@ def prepare(row: dict, repos: str, specs: str | None = None, pins: str = "offici
             raise HarnessError("agent sandboxes need the Docker engine on this machine (they mount the instance's "
                                "snapshot)")
         pool = Pool(backend, task.limits, settings, facts)
-        job = Job(problem, Sample(problem.task_id, 0, "", "solution", where))
+        job = Job(problem, Sample(problem.task_id, 0, "", "solution", task.task.instance_id))
         failed = pool._ensure_instance(job)
         if failed is not None:
             raise HarnessError(f"{task.task.instance_id}: {failed.get('detail', 'the instance did not set up')}")
@@ -152,6 +159,39 @@ def prepare(row: dict, repos: str, specs: str | None = None, pins: str = "offici
     env = {str(k): str(v) for k, v in (task.job_part(mode="snapshot").get("env") or {}).items()}
     return Prepared(task.task.instance_id, facts["image"], facts["image_id"],
                     instances.image_dir(facts["image_id"]) / name, env, task.limits, runtime)
+
+
+def prepare_rows(rows: list[tuple[str, dict]], repos: str, specs: str | None = None, pins: str = "official",
+                 runtime: str = "runc", jobs: int = 2, done=None) -> list[tuple[str, str]]:
+    """Every environment image and instance snapshot the rows need (`rows`: (where, row)), the environments
+    side by side (`jobs` at once; one environment's instances one after another, on its image); `done(
+    Prepared)` after each. [(instance id, why it failed)] of the ones that did not."""
+    from concurrent.futures import ThreadPoolExecutor
+    from harness.core.errors import InputError
+    groups: dict[str, list] = {}
+    failures: list[tuple[str, str]] = []
+    for where, row in rows:   # one at a time: a row this machine cannot build is listed, the others go on
+        try:
+            problem = next(iter(_problems([(where, row)], repos, specs, pins).values()))
+        except InputError as e:
+            failures.append((str(row.get("instance_id", where))[:200], str(e).splitlines()[0][:500]))
+            continue
+        groups.setdefault(problem.repo.env.key, []).append(problem)
+
+    def group(members):
+        for problem in members:
+            try:
+                p = prepare_problem(problem, runtime)
+            except Exception as e:  # noqa: BLE001 - every instance is tried; each failure is listed
+                failures.append((problem.repo.task.instance_id, str(e).splitlines()[0][:500] if str(e) else
+                                 type(e).__name__))
+                continue
+            if done is not None:
+                done(p)
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for future in [pool.submit(group, members) for members in groups.values()]:
+            future.result()
+    return failures
 
 
 def _client():
