@@ -180,3 +180,25 @@ def test_images_build_rows_makes_every_environment_and_snapshot_ready_and_names_
     ready = [line for line in r.stdout.splitlines() if line.startswith("passk-tests__tinycalc-1 ")]
     assert len(ready) == 1 and "passk-repo-env-passk-tests-tinycalc" in ready[0] and " snapshot " in ready[0]
     assert "passk-tests__tinycalc-2" in r.stderr and "7.7" in r.stderr and "1 of 2 instances ready" in r.stderr
+
+
+@pytest.mark.docker
+def test_a_sandbox_past_its_lifetime_or_idle_is_swept_and_a_live_one_is_not(tmp_path):
+    from harness.agents import sandbox
+    from .repo_fixtures import write_task
+    t = write_task(tmp_path, [None])
+    p = sandbox.prepare(json.loads(t["rows"].read_text()), str(t["repos"]), specs=str(t["specs"]))
+    cid = sandbox.start(p, lifetime_s=600)
+    try:
+        assert cid not in {c["id"] for c in sandbox.sweep()}                       # live: kept
+        mine = [c for c in sandbox.listing() if c["id"] == cid]
+        assert mine and mine[0]["instance"] == "passk-tests__tinycalc-1" and 590 <= mine[0]["seconds_left"] <= 600
+        assert cid not in {c["id"] for c in sandbox.sweep(idle_s=3600, now=time.time() + 300)}
+        assert cid in {c["id"] for c in sandbox.sweep(idle_s=60, now=time.time() + 300)}  # idle 300 s > 60
+    finally:
+        sandbox.remove(cid)
+    cid = sandbox.start(p, lifetime_s=600)
+    try:
+        assert cid in {c["id"] for c in sandbox.sweep(idle_s=10 ** 6, now=time.time() + 601)}   # its lifetime is over
+    finally:
+        sandbox.remove(cid)

@@ -275,6 +275,7 @@ def cmd_run(call: Call) -> int:
     if not repos:
         raise UsageError("passk-docker: PASSK_REPOS names no directory: set it to where the repositories are "
                          "(DIR/<owner>/<name>, as passk evaluate's --repos)")
+    sandbox.sweep(float(os.environ.get("PASSK_IDLE_S") or sandbox.IDLE_S))   # the sandboxes of agents that died
     workers = int(os.environ.get("PASSK_WORKERS") or os.cpu_count() or 1)
     _wait_for_room(max(1, workers), float(os.environ.get("PASSK_QUEUE_S") or 100))
     prepared = sandbox.prepare(row, repos, specs=os.environ.get("PASSK_REPO_SPECS") or None,

@@ -39,6 +39,7 @@ SNAPSHOT = "/opt/passk/agent"          # this instance's snapshot, read-only: te
 PRISTINE_VENV = "/opt/passk/venv"      # the environment's venv in its image (box/repo.py)
 MAX_LIFETIME_S = 24 * 3600
 SETUP_TIMEOUT_S = 600
+IDLE_S = 3600                          # a sandbox with no command begun or ended for this long is swept
 
 # the sandbox made ready, as its own user: the venv (the environment's, then what the install changed, less
 # what it removed), the tree, and HOME's shell files
@@ -246,6 +247,7 @@ def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdi
     except BaseException:
         remove(cid)
         raise
+    touch(cid)
     return cid
 
 
@@ -267,6 +269,7 @@ def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None =
     except docker.errors.APIError as err:
         raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {err.explanation}") from None
     sock = getattr(raw, "_sock", raw)
+    touch(cid)
     deadline = None if timeout_s is None else time.monotonic() + float(timeout_s)
     out, buf, total, killed = bytearray(), b"", 0, False
     try:
@@ -302,6 +305,7 @@ def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None =
                 step()
             except OSError:
                 pass
+    touch(cid)
     if killed:
         return 137, bytes(out)
     for _ in range(500):
@@ -326,24 +330,25 @@ def remove(cid: str) -> bool:
         raise
 
 
-def sweep(now: float | None = None) -> int:
-    """Remove the sandboxes past their lifetime (their agent died, or never said stop); how many."""
+def _activity(cid: str) -> Path:
+    from harness.core.paths import cache_root
+    d = cache_root("agents")
+    d.mkdir(parents=True, exist_ok=True)
+    return d / cid[:64]
+
+
+def touch(cid: str) -> None:
+    """The sandbox was used now (its start, each command's start and end): what its idle time counts from."""
+    try:
+        _activity(cid).write_text(str(time.time()))
+    except OSError:
+        pass
+
+
+def listing(now: float | None = None) -> list[dict]:
+    """Every agent sandbox on the engine: id, instance, state, seconds of its lifetime left, seconds idle
+    (since its last command began or ended, or since it started)."""
     now = time.time() if now is None else now
-    client = _client()
-    gone = 0
-    for c in client.api.containers(all=True, filters={"label": LABEL_AGENT}):
-        try:
-            expires = int((c.get("Labels") or {}).get(LABEL_EXPIRES, "0"))
-        except ValueError:
-            expires = 0
-        if expires <= now:
-            gone += remove(c["Id"])
-    return gone
-
-
-def listing() -> list[dict]:
-    """Every agent sandbox on the engine: id, instance, state, seconds left."""
-    now = time.time()
     out = []
     for c in _client().api.containers(all=True, filters={"label": LABEL_AGENT}):
         labels = c.get("Labels") or {}
@@ -351,6 +356,26 @@ def listing() -> list[dict]:
             left = int(labels.get(LABEL_EXPIRES, "0")) - now
         except ValueError:
             left = 0
-        out.append({"id": c["Id"], "instance": labels.get(LABEL_AGENT, ""), "state": c.get("State", ""),
-                    "seconds_left": max(0, int(left))})
+        try:
+            last = _activity(c["Id"]).stat().st_mtime
+        except OSError:
+            last = float(c.get("Created") or 0)
+        out.append({"id": c["Id"], "instance": labels.get(LABEL_AGENT, "")[:200], "state": c.get("State", ""),
+                    "seconds_left": max(0, int(left)), "idle_s": max(0, int(now - last))})
     return out
+
+
+def sweep(idle_s: float = IDLE_S, now: float | None = None) -> list[dict]:
+    """Remove the sandboxes past their lifetime, or idle longer than `idle_s` (their agent died or never
+    said stop): the ones removed."""
+    gone, kept = [], set()
+    for c in listing(now):
+        if c["seconds_left"] <= 0 or c["idle_s"] > idle_s or c["state"] not in ("running", "created"):
+            if remove(c["id"]):
+                gone.append(c)
+        else:
+            kept.add(c["id"][:64])
+    for f in _activity("x").parent.iterdir():   # the records of sandboxes that are gone
+        if f.name not in kept:
+            f.unlink(missing_ok=True)
+    return gone
