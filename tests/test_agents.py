@@ -161,6 +161,17 @@ def test_passk_docker_answers_the_four_calls_mini_swe_agent_makes(tmp_path):
             assert r.returncode == 0 and r.stdout.strip() == cid, (args, r.stderr)
     r = docker("exec", cid, "true")
     assert r.returncode == 1 and "No such container" in r.stderr
+    # a burst beyond PASSK_WORKERS waits, bounded, and then says why
+    env.update(PASSK_WORKERS="1", PASSK_QUEUE_S="2")
+    image = "sweb.eval.x86_64.passk-tests_1776_tinycalc-1"
+    first = docker("run", "-d", image, "sleep", "600").stdout.strip()
+    try:
+        t0 = time.monotonic()
+        r = docker("run", "-d", image, "sleep", "600")
+        assert r.returncode == 125 and "the most PASSK_WORKERS allows (1)" in r.stderr and "waited 2 s" in r.stderr
+        assert 2 <= time.monotonic() - t0 < 60
+    finally:
+        docker("rm", "-f", first)
     r = docker("run", "-d", "sweb.eval.x86_64.nobody_1776_nothing-1", "sleep", "1h")
     assert r.returncode == 125 and "Error response from daemon" in r.stderr and "sweb.eval.x86_64." in r.stderr
 
