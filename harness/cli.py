@@ -619,7 +619,7 @@ def _images_rows(args) -> int:
     """`images build --rows`: every environment image and snapshot the rows need; each instance printed when
     ready, each failure listed (exit 1 when any)."""
     import time
-    from harness.agents.sandbox import prepare_rows
+    from harness.sessions.sandbox import prepare_rows
     from harness.core import text
     from harness.core.jsonl import iter_jsonl
     if not args.repos:

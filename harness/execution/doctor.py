@@ -185,7 +185,7 @@ def repo_environment_checks(client) -> list[Check]:
 def agent_checks() -> list[Check]:
     """The agent sandboxes on the engine (passk-docker's): the ones past their lifetime or idle too long are
     removed here; the others are listed."""
-    from harness.agents import sandbox
+    from harness.sessions import sandbox
     try:
         gone = sandbox.sweep()
         live = sandbox.listing()

@@ -49,7 +49,7 @@ def main() -> int:
                                    for i, a in enumerate(ACTIONS)]}}
     (out / "model.yaml").write_text(json.dumps(model))
     shim = out / "passk-docker"      # this checkout's passk-docker, whatever the PATH holds
-    shim.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m harness.agents.dockercli \"$@\"\n")
+    shim.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m harness.integrations.passk_docker \"$@\"\n")
     shim.chmod(0o755)
     env = {**os.environ, "MSWEA_DOCKER_EXECUTABLE": str(shim), "PASSK_ROWS": str(t["rows"]),
            "PASSK_REPOS": str(t["repos"]), "PASSK_REPO_SPECS": str(t["specs"]), "HF_DATASETS_OFFLINE": "1",

@@ -171,7 +171,7 @@ DEFAULT_LIFETIME_S = 7200
 def lifetime(command: list[str]) -> float:
     """The sandbox's lifetime from the container's command, which agent harnesses make `sleep DURATION`
     (coreutils' suffixes s, m, h, d; `infinity`): passk's longest for infinity."""
-    from harness.agents.sandbox import MAX_LIFETIME_S
+    from harness.sessions.sandbox import MAX_LIFETIME_S
     if not command:
         return DEFAULT_LIFETIME_S
     if command[0] not in ("sleep", "/bin/sleep", "/usr/bin/sleep") or len(command) != 2:
@@ -191,30 +191,6 @@ def lifetime(command: list[str]) -> float:
     return min(seconds, MAX_LIFETIME_S)
 
 
-def _rows() -> tuple[list[dict], str]:
-    """The SWE-bench rows of the files PASSK_ROWS names (`:`-separated; JSON Lines, or a JSON array)."""
-    import json
-    from pathlib import Path
-    names = [n for n in os.environ.get("PASSK_ROWS", "").split(":") if n]
-    if not names:
-        raise UsageError("passk-docker: PASSK_ROWS names no file: set it to the SWE-bench rows the agent works on "
-                         "(JSON Lines; several as a:b)")
-    rows = []
-    for name in names:
-        try:
-            text = Path(name).read_text(encoding="utf-8")
-        except OSError as e:
-            raise UsageError(f"passk-docker: PASSK_ROWS: {name}: {e.strerror}") from None
-        stripped = text.lstrip()
-        try:
-            data = json.loads(stripped) if stripped.startswith("[") else [
-                json.loads(line) for line in text.splitlines() if line.strip()]
-        except ValueError as e:
-            raise UsageError(f"passk-docker: {name}: not JSON Lines of SWE-bench rows ({str(e)[:120]})") from None
-        rows.extend(r for r in data if isinstance(r, dict) and isinstance(r.get("instance_id"), str))
-    return rows, ", ".join(names)
-
-
 def _out(data: bytes) -> None:
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
@@ -225,25 +201,17 @@ def _err(line: str) -> None:
     sys.stderr.flush()
 
 
-def _agent_container(ref: str) -> dict | None:
-    """The agent sandbox `ref` names (its id, a prefix of it, or its name), or None."""
-    import docker.errors
-    from harness.agents.sandbox import LABEL_AGENT, _client
-    try:
-        info = _client().api.inspect_container(ref)
-    except docker.errors.NotFound:
-        return None
-    except docker.errors.APIError:
-        return None
-    return info if LABEL_AGENT in ((info.get("Config") or {}).get("Labels") or {}) else None
+def _as_user(call: Call) -> None:
+    from harness.sessions.sandbox import UID
+    if call.options.get("user") not in (None, "", str(UID), f"{UID}:{UID}"):
+        raise UsageError(f"passk-docker: commands run as passk's user ({UID}), not {call.options['user'][:40]!r}")
 
 
-def _wait_for_room(limit: int, patience_s: float) -> None:
+def _wait_for_room(sessions, limit: int, patience_s: float) -> None:
     """Hold a `run` while `limit` sandboxes are running, at most `patience_s` (then Docker's error shape)."""
-    from harness.agents.sandbox import LABEL_AGENT, _client
     deadline = time.monotonic() + patience_s
     while True:
-        running = len(_client().api.containers(filters={"label": LABEL_AGENT, "status": "running"}))
+        running = sessions.running()
         if running < limit:
             return
         if time.monotonic() >= deadline:
@@ -252,91 +220,67 @@ def _wait_for_room(limit: int, patience_s: float) -> None:
         time.sleep(0.5)
 
 
-def cmd_run(call: Call) -> int:
-    from harness.agents import sandbox
-    from harness.agents.images import Catalog
+def cmd_run(call: Call, sessions) -> int:
+    from harness.sessions.local import LocalSessions, UnknownImage
+    from harness.sessions.sandbox import IDLE_S
     if not call.options.get("detach"):
         raise UsageError("passk-docker: run needs -d (a sandbox runs detached; commands go through exec)")
-    if call.options.get("user") not in (None, "", str(sandbox.UID), f"{sandbox.UID}:{sandbox.UID}"):
-        raise UsageError(f"passk-docker: commands run as passk's user ({sandbox.UID}), not "
-                         f"{call.options['user'][:40]!r}")
+    _as_user(call)
     if call.options.get("entrypoint"):
         raise UsageError("passk-docker: --entrypoint: a sandbox's own process is passk's")
     image, command = call.args[0], call.args[1:]
     seconds = lifetime(command)
-    rows, files = _rows()
-    row = Catalog(rows).find(image)
-    if row is None:
-        _err(f"Unable to find image '{image[:200]}' locally")
-        raise UsageError(f"docker: Error response from daemon: passk-docker: no row of PASSK_ROWS ({len(rows)} in "
-                         f"{files[:300]}) is image {image[:200]!r}; it knows sweb.eval.x86_64.<instance id, __ as "
-                         f"_1776_> (with any registry and tag), OpenHands' _s_ form and a row's image_name")
-    repos = os.environ.get("PASSK_REPOS")
-    if not repos:
-        raise UsageError("passk-docker: PASSK_REPOS names no directory: set it to where the repositories are "
-                         "(DIR/<owner>/<name>, as passk evaluate's --repos)")
-    sandbox.sweep(float(os.environ.get("PASSK_IDLE_S") or sandbox.IDLE_S))   # the sandboxes of agents that died
-    workers = int(os.environ.get("PASSK_WORKERS") or os.cpu_count() or 1)
-    _wait_for_room(max(1, workers), float(os.environ.get("PASSK_QUEUE_S") or 100))
-    prepared = sandbox.prepare(row, repos, specs=os.environ.get("PASSK_REPO_SPECS") or None,
-                               pins=os.environ.get("PASSK_REPO_PINS") or "official",
-                               runtime=os.environ.get("PASSK_RUNTIME") or "runc", where=f"{files}: {row['instance_id']}")
-    cid = sandbox.start(prepared, seconds, name=call.options.get("name"),
-                        workdir=call.options.get("workdir") or "/testbed", env=env_pairs(call.options.get("env", [])))
+    if isinstance(sessions, LocalSessions):
+        try:
+            sessions.row(image)
+        except UnknownImage as e:
+            _err(f"Unable to find image '{image[:200]}' locally")
+            raise UsageError(f"docker: Error response from daemon: passk-docker: {e}") from None
+        sessions.sweep(float(os.environ.get("PASSK_IDLE_S") or IDLE_S))   # the sandboxes of agents that died
+        workers = int(os.environ.get("PASSK_WORKERS") or os.cpu_count() or 1)
+        _wait_for_room(sessions, max(1, workers), float(os.environ.get("PASSK_QUEUE_S") or 100))
+    cid = sessions.create(image, seconds, name=call.options.get("name"), workdir=call.options.get("workdir") or "/testbed",
+                          env=env_pairs(call.options.get("env", [])))
     _out((cid + "\n").encode())
     return 0
 
 
-def cmd_exec(call: Call) -> int:
-    from harness.agents import sandbox
+def cmd_exec(call: Call, sessions) -> int:
     ref, argv = call.args[0], call.args[1:]
-    if call.options.get("user") not in (None, "", str(sandbox.UID), f"{sandbox.UID}:{sandbox.UID}"):
-        raise UsageError(f"passk-docker: commands run as passk's user ({sandbox.UID}), not "
-                         f"{call.options['user'][:40]!r}")
-    info = _agent_container(ref)
-    if info is None:
+    _as_user(call)
+    found = sessions.find(ref)
+    if found is None:
         raise UsageError(f"Error response from daemon: No such container: {ref[:80]}", 1)
-    if not (info.get("State") or {}).get("Running"):
-        raise UsageError(f"Error response from daemon: container {info['Id']} is not running", 1)
+    if not found.running:
+        raise UsageError(f"Error response from daemon: container {found.id} is not running", 1)
     limit = int(os.environ.get("PASSK_EXEC_OUTPUT_BYTES") or 16 << 20)
     timeout = os.environ.get("PASSK_EXEC_TIMEOUT_S")
-    code, _ = sandbox.run(info["Id"], argv, workdir=call.options.get("workdir") or info["Config"].get("WorkingDir") or "/",
-                          env=env_pairs(call.options.get("env", [])), timeout_s=float(timeout) if timeout else None,
-                          limit=limit, sink=_out)
+    code, _ = sessions.exec(found.id, argv, workdir=call.options.get("workdir") or found.workdir,
+                            env=env_pairs(call.options.get("env", [])), timeout_s=float(timeout) if timeout else None,
+                            limit=limit, sink=_out)
     return code
 
 
-def cmd_remove(call: Call) -> int:
+def cmd_remove(call: Call, sessions) -> int:
     """stop, kill and rm: the sandbox removed; a sandbox already gone is no error (both are idempotent)."""
-    from harness.agents import sandbox
     status = 0
     for ref in call.args:
-        info = _agent_container(ref)
-        if info is None:
-            if _exists(ref):
+        found = sessions.find(ref)
+        if found is None:
+            if sessions.exists(ref):
                 _err(f"Error response from daemon: passk-docker removes only passk's agent sandboxes, not {ref[:80]}")
                 status = 1
                 continue
             _out((ref + "\n").encode())
             continue
-        if call.command == "rm" and not call.options.get("force") and (info.get("State") or {}).get("Running"):
-            _err(f"Error response from daemon: You cannot remove a running container {info['Id']}. Stop the "
+        if call.command == "rm" and not call.options.get("force") and found.running:
+            _err(f"Error response from daemon: You cannot remove a running container {found.id}. Stop the "
                  "container before attempting removal or force remove")
             status = 1
             continue
-        sandbox.remove(info["Id"])
+        sessions.remove(found.id)
         _out((ref + "\n").encode())
     return status
-
-
-def _exists(ref: str) -> bool:
-    import docker.errors
-    from harness.agents.sandbox import _client
-    try:
-        _client().api.inspect_container(ref)
-        return True
-    except docker.errors.DockerException:
-        return False
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -348,13 +292,16 @@ def main(argv: list[str] | None = None) -> int:
             from harness import __version__
             _out(f"passk-docker {__version__} (passk's agent sandboxes: run -d, exec, stop, kill, rm)\n".encode())
             return 0
+        if call.command not in ("run", "exec", "stop", "kill", "rm"):
+            raise UsageError(f"passk-docker: docker {call.command} is not one passk answers (run -d, exec, stop, "
+                             "kill, rm)", 1)
+        from harness.sessions import open_sessions
+        sessions = open_sessions()
         if call.command == "run":
-            return cmd_run(call)
+            return cmd_run(call, sessions)
         if call.command == "exec":
-            return cmd_exec(call)
-        if call.command in ("stop", "kill", "rm"):
-            return cmd_remove(call)
-        raise UsageError(f"passk-docker: docker {call.command} is not one passk answers (run -d, exec, stop, kill, rm)", 1)
+            return cmd_exec(call, sessions)
+        return cmd_remove(call, sessions)
     except UsageError as e:
         _err(str(e))
         return e.status

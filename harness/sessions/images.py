@@ -43,11 +43,16 @@ class Catalog:
     def __init__(self, rows: list[dict]):
         self.rows = rows
         self._by_name: dict[str, dict] = {}
+        self._by_id: dict[str, dict] = {}
         for row in rows:
             for name in row_names(row):
                 self._by_name.setdefault(name, row)
+            self._by_id.setdefault(str(row.get("instance_id", "")), row)
 
     def find(self, reference: str) -> dict | None:
+        """The row an image name (any of its forms) or an instance id (exactly) names, or None."""
+        if reference in self._by_id:
+            return self._by_id[reference]
         return self._by_name.get(bare_name(reference)) if valid_reference(reference) else None
 
     def __len__(self) -> int:

@@ -1,11 +1,11 @@
-"""Agents in passk's environments (harness/agents): the Docker command line's parts without the engine."""
+"""Agents in passk's environments (harness/sessions): the Docker command line's parts without the engine."""
 
 import json
 import time
 
 import pytest
 
-from harness.agents.images import Catalog, bare_name
+from harness.sessions.images import Catalog, bare_name
 
 from .conftest import ROOT
 
@@ -34,7 +34,7 @@ def test_an_image_passk_does_not_know_or_cannot_be_a_name_finds_nothing():
 
 
 def test_docker_run_and_exec_read_as_docker_reads_them():
-    from harness.agents.dockercli import env_pairs, parse
+    from harness.integrations.passk_docker import env_pairs, parse
     c = parse(["run", "-d", "--name", "minisweagent-1a2b3c4d", "-w", "/testbed", "--rm",
                "docker.io/swebench/sweb.eval.x86_64.a_1776_b-1:latest", "sleep", "2h"])
     assert c.command == "run" and c.options == {"detach": True, "name": "minisweagent-1a2b3c4d", "workdir": "/testbed",
@@ -55,7 +55,7 @@ def test_docker_run_and_exec_read_as_docker_reads_them():
 
 def test_what_docker_refuses_is_refused_with_its_status_and_what_passk_does_not_give_is_named():
     import pytest
-    from harness.agents.dockercli import UsageError, env_pairs, parse
+    from harness.integrations.passk_docker import UsageError, env_pairs, parse
     for argv, status, says in ((["run", "--bogus", "img"], 125, "unknown flag: --bogus"),
                                (["run", "-dZ", "img"], 125, "unknown shorthand flag: 'Z' in -dZ"),
                                (["run", "-d"], 125, "requires at least 1 argument"),
@@ -84,7 +84,7 @@ def test_an_agent_sandbox_is_the_instance_set_up_as_its_user_and_a_command_dies_
     past its time, or whose caller was killed, ends with its whole process group; removal is idempotent."""
     import subprocess
     import sys
-    from harness.agents import sandbox
+    from harness.sessions import sandbox
     from .repo_fixtures import write_task
     t = write_task(tmp_path, [None])
     row = json.loads(t["rows"].read_text())
@@ -109,7 +109,7 @@ def test_an_agent_sandbox_is_the_instance_set_up_as_its_user_and_a_command_dies_
         t0 = time.monotonic()
         code, _ = sh("sleep 300 & sleep 301", timeout_s=2)
         assert code == 137 and time.monotonic() - t0 < 60
-        caller = subprocess.Popen([sys.executable, "-c", "import sys; from harness.agents.sandbox import run; "
+        caller = subprocess.Popen([sys.executable, "-c", "import sys; from harness.sessions.sandbox import run; "
                                    "run(sys.argv[1], ['bash', '-c', 'sleep 302 & sleep 303'])", cid], cwd=ROOT)
         time.sleep(3)
         caller.kill()                                                       # as mini-swe-agent's timeout does
@@ -141,7 +141,7 @@ def test_passk_docker_answers_the_four_calls_mini_swe_agent_makes(tmp_path):
            "PASSK_REPO_SPECS": str(t["specs"])}
 
     def docker(*args, timeout=120):
-        return subprocess.run([sys.executable, "-m", "harness.agents.dockercli", *args], cwd=ROOT, env=env,
+        return subprocess.run([sys.executable, "-m", "harness.integrations.passk_docker", *args], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=timeout)
     r = docker("run", "-d", "--name", "minisweagent-" + os.urandom(4).hex(), "-w", "/testbed", "--rm",
                "docker.io/swebench/sweb.eval.x86_64.passk-tests_1776_tinycalc-1:latest", "sleep", "2h")
@@ -195,7 +195,7 @@ def test_images_build_rows_makes_every_environment_and_snapshot_ready_and_names_
 
 @pytest.mark.docker
 def test_a_sandbox_past_its_lifetime_or_idle_is_swept_and_a_live_one_is_not(tmp_path):
-    from harness.agents import sandbox
+    from harness.sessions import sandbox
     from .repo_fixtures import write_task
     t = write_task(tmp_path, [None])
     p = sandbox.prepare(json.loads(t["rows"].read_text()), str(t["repos"]), specs=str(t["specs"]))
@@ -213,3 +213,52 @@ def test_a_sandbox_past_its_lifetime_or_idle_is_swept_and_a_live_one_is_not(tmp_
         assert cid in {c["id"] for c in sandbox.sweep(idle_s=10 ** 6, now=time.time() + 601)}   # its lifetime is over
     finally:
         sandbox.remove(cid)
+
+
+@pytest.mark.docker
+def test_a_sessions_files_and_diff_come_from_passks_own_copy_of_the_trees_history(tmp_path):
+    """Files in and out of an agent's sandbox as its user, and the diff of /testbed against the instance as
+    it was set up, read through passk's read-only copy of .git: an agent that commits its change (or rewrites
+    /testbed/.git) still shows it in the diff, and the diff applies as evaluate applies a patch."""
+    from harness.core.errors import InputError
+    from harness.sessions.local import LocalSessions
+    from harness.sessions import sandbox
+    from .repo_fixtures import write_task
+    t = write_task(tmp_path, [None])
+    row = json.loads(t["rows"].read_text())
+    sessions = LocalSessions([row], lambda r: sandbox.prepare(r, str(t["repos"]), specs=str(t["specs"])))
+    sid = sessions.create("sweb.eval.x86_64.passk-tests_1776_tinycalc-1:latest", lifetime_s=600)
+    try:
+        assert sessions.diff(sid) == ""
+        original = sessions.read_file(sid, "/testbed/tinycalc/__init__.py")
+        assert b"def mean" in original
+        sessions.write_file(sid, "/testbed/notes/new.txt", b"\x00\xffbinary and new\n")
+        assert sessions.read_file(sid, "/testbed/notes/new.txt") == b"\x00\xffbinary and new\n"
+        with pytest.raises(InputError, match="No such file"):
+            sessions.read_file(sid, "/testbed/absent.py")
+        with pytest.raises(InputError, match="Read-only|Permission"):
+            sessions.write_file(sid, "/etc/passk-was-here", b"x")
+        with pytest.raises(InputError, match="absolute"):
+            sessions.write_file(sid, "relative.txt", b"x")
+        sessions.write_file(sid, "/testbed/tinycalc/__init__.py", original.replace(b"return sum(xs) / len(xs)",
+                                                                                  b"return sum(xs) / max(1, len(xs))"))
+        code, out = sessions.exec(sid, ["bash", "-c", "git -c user.name=a -c user.email=a@b commit -qam forged && "
+                                        "git status --short | wc -l && git diff HEAD~1 --stat | tail -1"])
+        assert code == 0 and out.split()[0] == b"1", out                    # the agent's own git sees it committed
+        patch = sessions.diff(sid)
+        assert "max(1, len(xs))" in patch and "notes/new.txt" in patch and "GIT binary patch" in patch
+        code, out = sessions.exec(sid, ["bash", "-c", "rm -rf .git && echo gone"])
+        assert code == 0
+        assert sessions.diff(sid) == patch                                  # the agent's .git is not what is read
+        assert sessions.find(sid[:12]).instance == "passk-tests__tinycalc-1"
+    finally:
+        assert sessions.remove(sid)
+    assert sessions.find(sid) is None and not sessions.remove(sid)
+    # what evaluate makes of the diff: the instance's tests pass with it
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(json.dumps({"instance_id": row["instance_id"], "model_patch": patch}) + "\n")
+    from harness.cli import main
+    assert main(["evaluate", "--problems", str(t["rows"]), "--samples", str(preds), "--repos", str(t["repos"]),
+                 "--repo-specs", str(t["specs"]), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    got = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
+    assert [(g["status"], g["reason"]) for g in got] == [("passed", "resolved")], got

@@ -61,6 +61,19 @@ for rel in open("/opt/passk/agent/venv-deleted", "rb").read().split(b"\0"):
 '
 fi
 cp -a /opt/passk/agent/testbed/. /testbed/
+# what the install left untracked (an egg-info, a built extension) is not the agent's: `git status` starts
+# clean and `git add -A` leaves it out, so a submitted diff applies where evaluate applies it (the instance
+# as set up, where those files are)
+if [ -d /testbed/.git ]; then
+  mkdir -p /testbed/.git/info
+  /usr/bin/git -C /testbed -c core.fsmonitor=false ls-files -z --others --exclude-standard | /usr/bin/python3 -I -S -c '
+import re, sys
+names = [n for n in sys.stdin.buffer.read().split(b"\0") if n and b"\n" not in n]
+with open("/testbed/.git/info/exclude", "ab") as f:
+    for n in names:
+        f.write(b"/" + re.sub(rb"([\\*?\[\]!# ])", rb"\\\1", n) + b"\n")
+'
+fi
 cat > /root/.bashrc <<'EOF'
 export VIRTUAL_ENV=/venv
 case ":$PATH:" in *":/venv/bin:"*) ;; *) export PATH="/venv/bin:$PATH" ;; esac
@@ -314,6 +327,154 @@ def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None =
             return int(info.get("ExitCode") or 0), bytes(out)
         time.sleep(0.02)
     return 137, bytes(out)
+
+
+# A file written into the sandbox, as its user: stdin's bytes (at most argv[2]) to argv[1], its folders made;
+# the file is written beside its place and renamed, so a reader never sees half of it
+_WRITE = r"""
+import os, sys
+path, limit, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3], 8)
+data = sys.stdin.buffer.read(limit + 1)
+if len(data) > limit:
+    sys.stderr.write(f"passk: the file is over {limit} bytes\n"); sys.exit(3)
+try:
+    os.makedirs(os.path.dirname(path) or "/", exist_ok=True)
+    tmp = os.path.join(os.path.dirname(path), ".passk-write-" + str(os.getpid()))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+except OSError as e:
+    sys.stderr.write(f"passk: {path[:300]}: {e.strerror}\n"); sys.exit(2)
+"""
+
+# A file read out of the sandbox: its bytes on stdout, at most argv[2] (exit 3 past it), or why not on stderr
+_READ = r"""
+import sys
+path, limit = sys.argv[1], int(sys.argv[2])
+try:
+    with open(path, "rb") as f:
+        data = f.read(limit + 1)
+except OSError as e:
+    sys.stderr.write(f"passk: {path[:300]}: {e.strerror}\n"); sys.exit(2)
+if len(data) > limit:
+    sys.stderr.write(f"passk: {path[:300]} is over {limit} bytes\n"); sys.exit(3)
+sys.stdout.buffer.write(data)
+"""
+
+# The diff of /testbed against the instance as it was set up (the snapshot's tree, with the files the
+# install left untracked: an egg-info is not the agent's change), as `git add -A && git diff --cached
+# --binary` gives it, but through passk's read-only copy of the tree's .git: whatever the agent wrote into
+# /testbed/.git (a forged history, an index, hooks, configuration) is not read; new objects go to a scratch
+# directory, and no configuration but git's defaults applies (no global or system file, no hooks, no
+# fsmonitor, no external diff or text conversion). A file is read again only where its size or mtime changed.
+_DIFF = r"""set -eu
+t=$(mktemp -d /tmp/.passk-diff.XXXXXX)
+trap 'rm -rf "$t"' EXIT
+mkdir "$t/objects"
+s=/opt/passk/agent/testbed
+export GIT_DIR="$s/.git" GIT_OBJECT_DIRECTORY="$t/objects" GIT_ALTERNATE_OBJECT_DIRECTORIES="$s/.git/objects" \
+  GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null HOME="$t" GIT_OPTIONAL_LOCKS=0
+g="/usr/bin/git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c core.attributesFile=/dev/null \
+  -c core.checkStat=minimal -c core.trustctime=false -c core.excludesFile=/dev/null"
+cp "$s/.git/index" "$t/before" 2>/dev/null || true
+cp "$t/before" "$t/after" 2>/dev/null || true
+GIT_INDEX_FILE="$t/before" GIT_WORK_TREE="$s" $g add -A -- "$s" >/dev/null
+before=$(GIT_INDEX_FILE="$t/before" $g write-tree)
+GIT_INDEX_FILE="$t/after" GIT_WORK_TREE=/testbed $g add -A -- /testbed >/dev/null
+after=$(GIT_INDEX_FILE="$t/after" $g write-tree)
+$g diff --binary --no-ext-diff --no-textconv --no-color --full-index "$before" "$after"
+"""
+
+
+def _exec(cid: str, argv: list[str], data: bytes = b"", workdir: str = "/", timeout_s: float = 120,
+          limit: int = 64 << 20) -> tuple[int, bytes, bytes]:
+    """A short command of passk's own in the sandbox as its user, `data` on its stdin: (exit status, stdout,
+    stderr), each at most `limit` bytes; past `timeout_s`, status 137 (the container's command ends with the
+    sandbox)."""
+    import docker.errors
+    api = _client().api
+    try:
+        e = api.exec_create(cid, argv, stdin=True, user=f"{UID}:{UID}", workdir=workdir)
+        raw = api.exec_start(e["Id"], socket=True)
+    except docker.errors.NotFound:
+        raise HarnessError(f"no such sandbox: {cid[:64]}") from None
+    except docker.errors.APIError as err:
+        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {err.explanation}") from None
+    sock = getattr(raw, "_sock", raw)
+    touch(cid)
+    deadline = time.monotonic() + timeout_s
+    streams = {1: bytearray(), 2: bytearray()}
+    buf = b""
+    try:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        if data:
+            sock.sendall(data)
+        sock.shutdown(socket.SHUT_WR)      # the end of its stdin
+        while True:
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                chunk = sock.recv(1 << 16)
+            except socket.timeout:
+                return 137, bytes(streams[1]), bytes(streams[2])
+            if not chunk:
+                break
+            buf += chunk
+            while len(buf) >= 8:
+                size = struct.unpack(">I", buf[4:8])[0]
+                if len(buf) < 8 + size:
+                    break
+                kind, payload, buf = buf[0], buf[8:8 + size], buf[8 + size:]
+                target = streams.get(kind, streams[2])
+                target += payload[:max(0, limit - len(target))]
+    except OSError as err:
+        raise HarnessError(f"the sandbox {cid[:12]}: {err}") from None
+    finally:
+        try:
+            sock.close()
+        except OSError:
+            pass
+    for _ in range(500):
+        info = api.exec_inspect(e["Id"])
+        if not info.get("Running"):
+            return int(info.get("ExitCode") or 0), bytes(streams[1]), bytes(streams[2])
+        time.sleep(0.02)
+    return 137, bytes(streams[1]), bytes(streams[2])
+
+
+def write_file(cid: str, path: str, data: bytes, mode: int = 0o644, limit: int = 64 << 20) -> None:
+    """Write `data` to `path` (absolute) in the sandbox as its user; why not: InputError (one line)."""
+    from harness.core.errors import InputError
+    if not path.startswith("/") or "\0" in path:
+        raise InputError(f"a sandbox's file path is absolute: {path[:200]!r}")
+    if len(data) > limit:
+        raise InputError(f"the file is {len(data)} bytes; the limit is {limit}")
+    code, _, err = _exec(cid, ["/usr/bin/python3", "-I", "-S", "-c", _WRITE, path, str(limit), f"{mode & 0o777:o}"],
+                         data)
+    if code != 0:
+        raise InputError(err.decode("utf-8", "replace").strip()[-300:] or f"writing {path[:200]} ended with {code}")
+
+
+def read_file(cid: str, path: str, limit: int = 64 << 20) -> bytes:
+    """The bytes of `path` (absolute) in the sandbox, read as its user; why not: InputError (one line)."""
+    from harness.core.errors import InputError
+    if not path.startswith("/") or "\0" in path:
+        raise InputError(f"a sandbox's file path is absolute: {path[:200]!r}")
+    code, out, err = _exec(cid, ["/usr/bin/python3", "-I", "-S", "-c", _READ, path, str(limit)], limit=limit + 1)
+    if code != 0:
+        raise InputError(err.decode("utf-8", "replace").strip()[-300:] or f"reading {path[:200]} ended with {code}")
+    return out
+
+
+def diff(cid: str, limit: int = 64 << 20, timeout_s: float = 300) -> str:
+    """What the agent changed in /testbed, as a patch (_DIFF above): what evaluate applies to the instance."""
+    code, out, err = _exec(cid, ["/bin/sh", "-c", _DIFF], timeout_s=timeout_s, limit=limit + 1)
+    if code != 0:
+        raise HarnessError(f"the diff of sandbox {cid[:12]} failed (exit {code}): "
+                           + err.decode("utf-8", "replace").strip()[-400:])
+    if len(out) > limit:
+        raise HarnessError(f"the diff of sandbox {cid[:12]} is over {limit} bytes")
+    return out.decode("utf-8", "replace")   # as a JSON string holds it (SWE-bench's model_patch)
 
 
 def remove(cid: str) -> bool:
