@@ -323,6 +323,12 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--base-image", default=default_base_image(), help="base image with python3 for passk's image")
     sv.add_argument("--repos", default=None, metavar="DIR",
                     help="repository tasks (SWE-bench rows, preloaded or inline): the repositories, DIR/<owner>/<name>")
+    sv.add_argument("--sessions", type=_nonnegative_int, default=None,
+                    help="agent sessions (/v1/sessions: an instance's sandbox, command by command) open at once; "
+                         "beyond it, 429 with Retry-After (default: 8 where repository rows are preloaded, else "
+                         "none; docs/agents.md)")
+    sv.add_argument("--session-idle-s", type=_positive(float), default=600.0,
+                    help="a session with no command begun or ended for this long is closed")
     sv.add_argument("--repo-specs", default=None, metavar="FILE", help="repository tasks: more environment specifications")
     sv.add_argument("--repo-timeout-s", type=_positive(float), default=RepoSettings.timeout_s,
                     help="repository tasks: the wall clock of one candidate's whole evaluation")
@@ -683,6 +689,14 @@ def cmd_serve(args) -> int:
                              max_code_bytes=args.max_code_bytes, max_body_bytes=args.max_body_bytes,
                              max_memory_mb=limits.memory_mb, ceilings=Ceilings.parse(args.ceiling), repos=repos)
     service = Service(limits, settings, options, problems)
+    has_rows = any(p.channel == "repo" for p in problems.values())
+    capacity = args.sessions if args.sessions is not None else (8 if has_rows else 0)
+    if capacity:
+        if not has_rows:
+            raise InputError("--sessions: a session is an instance's sandbox; preload its SWE-bench rows "
+                             "(--problems ROWS --repos DIR)")
+        from harness.serve.sessions import SessionPool
+        service.sessions = SessionPool(service, capacity, args.session_idle_s)
     serve(args.host, args.port, service, token=args.token, log_level=args.log_level, grace_s=args.grace_s)
     return 0
 

@@ -262,3 +262,73 @@ def test_a_sessions_files_and_diff_come_from_passks_own_copy_of_the_trees_histor
                  "--repo-specs", str(t["specs"]), "--out", str(tmp_path / "out"), "--quiet"]) == 0
     got = [json.loads(x) for x in (tmp_path / "out" / "results.jsonl").read_text().splitlines()]
     assert [(g["status"], g["reason"]) for g in got] == [("passed", "resolved")], got
+
+
+@pytest.mark.docker
+def test_passk_serve_sessions_and_passk_docker_through_them(tmp_path):
+    """Sessions over HTTP: one per instance asked for, exec, files, diff, grade (as /v1/evaluate grades), the
+    capacity's 429 with Retry-After, and passk-docker with PASSK_URL driving the same service; nothing left
+    when the service stops."""
+    import os
+    import subprocess
+    import sys
+    import urllib.error
+    from harness.core.errors import HarnessError
+    from harness.sessions import sandbox
+    from harness.sessions.remote import RemoteSessions
+    from tests.test_serve import Server
+    from .repo_fixtures import write_task
+    t = write_task(tmp_path, [None])
+    s = Server("--workers", "1", "--problems", str(t["rows"]), "--repos", str(t["repos"]), "--repo-specs",
+               str(t["specs"]), "--sessions", "1", token="sesame")
+    try:
+        remote = RemoteSessions(s.url, "sesame", queue_s=0)
+        sid = remote.create("docker.io/swebench/sweb.eval.x86_64.passk-tests_1776_tinycalc-1:latest", 600)
+        with pytest.raises(HarnessError, match="capacity of sessions"):
+            remote.create("passk-tests__tinycalc-1", 600)
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            s.post("/v1/sessions", {"instance_id": "passk-tests__tinycalc-1"})
+        assert refused.value.code == 429 and int(refused.value.headers["Retry-After"]) >= 1
+        with pytest.raises(urllib.error.HTTPError) as unknown:
+            s.post("/v1/sessions/" + "f" * 64 + "/exec", {"command": "true"})
+        assert unknown.value.code == 404
+        code, out = remote.exec(sid, ["bash", "-c", "id -u; exit 7"])
+        assert (code, out) == (7, b"10001\n")
+        got = s.post(f"/v1/sessions/{sid}/exec", {"command": "sleep 300", "timeout_s": 2})
+        assert got["exit_code"] == 137 and got["timed_out"] is True
+        remote.write_file(sid, "/testbed/tinycalc/__init__.py", remote.read_file(sid, "/testbed/tinycalc/__init__.py")
+                          .replace(b"return sum(xs) / len(xs)", b"return sum(xs) / len(xs) if xs else 0.0"))
+        env = {**os.environ, "PASSK_URL": s.url, "PASSK_TOKEN": "sesame", "PYTHONPATH": ROOT}
+        docker = [sys.executable, "-m", "harness.integrations.passk_docker"]
+        r = subprocess.run([*docker, "exec", "-w", "/testbed", sid[:12], "bash", "-lc", "git status --short"],
+                           capture_output=True, env=env, timeout=120)
+        assert (r.returncode, r.stdout) == (0, b" M tinycalc/__init__.py\n"), r
+        assert "if xs else 0.0" in remote.diff(sid)
+        graded = remote.grade(sid, "binary")
+        assert (graded["status"], graded["reason"], graded["reward"]) == ("passed", "resolved", 1.0), graded
+        r = subprocess.run([*docker, "rm", "-f", sid], capture_output=True, env=env, timeout=120)
+        assert r.returncode == 0 and remote.find(sid) is None
+        r = subprocess.run([*docker, "run", "-d", "--name", "m1", "-w", "/testbed", "sweb.eval.x86_64.nothing_1776_here",
+                            "sleep", "2h"], capture_output=True, text=True, env=env, timeout=120)
+        assert r.returncode == 125 and "Unable to find image" in r.stderr, r.stderr
+        r = subprocess.run([*docker, "run", "-d", "--name", "m1", "-w", "/testbed",
+                            "sweb.eval.x86_64.passk-tests_1776_tinycalc-1", "sleep", "2h"],
+                           capture_output=True, text=True, env=env, timeout=300)
+        assert r.returncode == 0 and len(r.stdout.strip()) == 64, r.stderr
+        r = subprocess.run([*docker, "exec", "m1", "bash", "-c", "pwd"], capture_output=True, env=env, timeout=120)
+        assert r.stdout == b"/testbed\n"
+        caller = subprocess.Popen([*docker, "exec", "m1", "bash", "-c", "sleep 302 & sleep 303"], env=env)
+        time.sleep(3)
+        caller.kill()                                  # as mini-swe-agent's timeout does: the service ends it
+        caller.wait()
+        count = ("python -c \"import glob; print(sum(open(f, 'rb').read().startswith(b'sleep\\x0030') "
+                 "for f in glob.glob('/proc/[0-9]*/cmdline')))\"")
+        for _ in range(50):
+            r = subprocess.run([*docker, "exec", "m1", "bash", "-c", count], capture_output=True, env=env, timeout=120)
+            if r.stdout.strip() == b"0":
+                break
+            time.sleep(0.2)
+        assert r.stdout.strip() == b"0", r
+    finally:
+        s.stop()
+    assert not [c for c in sandbox.listing() if c["instance"] == "passk-tests__tinycalc-1"]

@@ -239,8 +239,12 @@ def cmd_run(call: Call, sessions) -> int:
         sessions.sweep(float(os.environ.get("PASSK_IDLE_S") or IDLE_S))   # the sandboxes of agents that died
         workers = int(os.environ.get("PASSK_WORKERS") or os.cpu_count() or 1)
         _wait_for_room(sessions, max(1, workers), float(os.environ.get("PASSK_QUEUE_S") or 100))
-    cid = sessions.create(image, seconds, name=call.options.get("name"), workdir=call.options.get("workdir") or "/testbed",
-                          env=env_pairs(call.options.get("env", [])))
+    try:
+        cid = sessions.create(image, seconds, name=call.options.get("name"),
+                              workdir=call.options.get("workdir") or "/testbed", env=env_pairs(call.options.get("env", [])))
+    except UnknownImage as e:
+        _err(f"Unable to find image '{image[:200]}' locally")
+        raise UsageError(f"docker: Error response from daemon: passk-docker: {e}") from None
     _out((cid + "\n").encode())
     return 0
 

@@ -28,6 +28,7 @@ from harness.serve import fusion, instruct, nemo, piston
 from harness.serve.bodies import Candidate, parse_evaluate, reward_of
 from harness.serve.openapi import schema
 from harness.serve.service import Busy, Service, Unavailable
+from harness.serve.sessions import NotFound
 
 POLL_S = 0.2   # how often a waiting request looks for its client's disconnect and its deadline
 
@@ -131,6 +132,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                         response = await handler(request)
                 except _Refused as e:
                     response = _error(e.code, str(e), e.headers)
+                except NotFound as e:      # a session this service does not have
+                    response = _error(404, str(e))
                 except InputError as e:   # a BadRequest, or a problem or program passk refuses
                     response = _error(400, str(e))
                 except Busy as e:
@@ -406,6 +409,96 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
     async def openapi(request: Request):
         return JSONResponse(schema())
 
+    # -- sessions (serve/sessions.py): an instance's sandbox, command by command
+
+    def pool():
+        if service.sessions is None:
+            raise _Refused(404, "this service offers no sessions (passk serve --sessions N with repository rows "
+                                "preloaded: --problems ROWS --repos DIR)")
+        return service.sessions
+
+    async def in_thread(fn, *args):
+        return await anyio.to_thread.run_sync(fn, *args)
+
+    @endpoint("/v1/sessions")
+    async def sessions_root(request: Request):
+        from harness.serve.sessions import parse_create
+        p = pool()
+        if request.method == "GET":
+            return JSONResponse({"sessions": p.listing(), "capacity": p.capacity, "idle_s": p.idle_s})
+        req = parse_create(await _read_json(request, 1 << 20))
+        made = await in_thread(lambda: p.create(req["ref"], req["lifetime_s"], req["workdir"], req["env"], req["name"]))
+        return JSONResponse(made, status_code=201)
+
+    @endpoint("/v1/sessions/{id}")
+    async def session_one(request: Request):
+        p = pool()
+        ref = request.path_params["id"]
+        if request.method == "DELETE":
+            return JSONResponse({"closed": await in_thread(p.close, ref)})
+        return JSONResponse(p.describe(await in_thread(p.get, ref)))
+
+    @endpoint("/v1/sessions/{id}/exec")
+    async def session_exec(request: Request):
+        import threading
+
+        from harness.serve.sessions import parse_exec
+        p = pool()
+        ref = request.path_params["id"]
+        r = p.get(ref)
+        req = parse_exec(await _read_json(request, 2 << 20), max(1.0, r.expires - time.time()))
+        stop = threading.Event()
+        task = asyncio.ensure_future(in_thread(p.exec, ref, req["argv"], req["cwd"], req["env"], req["timeout_s"],
+                                               req["limit"], stop))
+        while not task.done():   # a caller that hangs up ends its command (its whole process group)
+            await asyncio.wait([task], timeout=POLL_S)
+            if not task.done() and await request.is_disconnected():
+                stop.set()
+        return JSONResponse(task.result())
+
+    @endpoint("/v1/sessions/{id}/files")
+    async def session_files(request: Request):
+        import base64
+
+        from harness.serve.sessions import MAX_FILE_BYTES, parse_write
+        p = pool()
+        ref = request.path_params["id"]
+        if request.method == "GET":
+            path = request.query_params.get("path", "")
+            if not path.startswith("/"):
+                raise InputError("path: an absolute path (?path=/testbed/...)")
+            data = await in_thread(p.read_file, ref, path)
+            return JSONResponse({"path": path, "size": len(data), "content_b64": base64.b64encode(data).decode()})
+        req = parse_write(await _read_json(request, MAX_FILE_BYTES * 4 // 3 + (1 << 16)))
+        await in_thread(p.write_file, ref, req["path"], req["data"], req["mode"])
+        return JSONResponse({"path": req["path"], "size": len(req["data"])})
+
+    @endpoint("/v1/sessions/{id}/diff")
+    async def session_diff(request: Request):
+        p = pool()
+        return JSONResponse({"diff": await in_thread(p.diff, request.path_params["id"])})
+
+    @endpoint("/v1/sessions/{id}/grade")
+    async def session_grade(request: Request):
+        started = time.monotonic()
+        p = pool()
+        ref = request.path_params["id"]
+        body = await _read_json(request, 1 << 16)
+        if not isinstance(body, dict) or set(body) - {"reward", "close"}:
+            raise InputError("the body: {\"reward\": \"binary\" | \"fraction\", \"close\": true | false}")
+        mode = body.get("reward", "binary")
+        if mode not in ("binary", "fraction"):
+            raise InputError("reward: binary or fraction")
+        r = p.get(ref)
+        patch = await in_thread(p.diff, ref)
+        if body.get("close"):
+            await in_thread(p.close, ref)
+        problem = service.problems[r.instance]
+        row = await run_single(request, problem, patch, None, None, fusion.answer_by(options.deadline_s), started)
+        if row is None:
+            return Response(status_code=499)
+        return JSONResponse({**row_dict(row, r.id, mode), "patch": patch})
+
     routes = [Route("/v1/evaluate", evaluate, methods=["POST"]), Route("/run_code", run_code, methods=["POST"]),
               Route("/v1/problems", problems, methods=["GET"]), Route("/health", health, methods=["GET"]),
               Route("/metrics", metrics, methods=["GET"]), Route("/openapi.json", openapi, methods=["GET"]),
@@ -413,5 +506,11 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
               Route("/execute", execute, methods=["POST"]),
               Route("/api/v2/runtimes", piston_runtimes, methods=["GET"]),
               Route("/api/v2/execute", piston_execute, methods=["POST"]),
-              Route("/test_program_stdio", test_program_stdio, methods=["POST"])]
+              Route("/test_program_stdio", test_program_stdio, methods=["POST"]),
+              Route("/v1/sessions", sessions_root, methods=["GET", "POST"]),
+              Route("/v1/sessions/{id}", session_one, methods=["GET", "DELETE"]),
+              Route("/v1/sessions/{id}/exec", session_exec, methods=["POST"]),
+              Route("/v1/sessions/{id}/files", session_files, methods=["GET", "PUT"]),
+              Route("/v1/sessions/{id}/diff", session_diff, methods=["GET"]),
+              Route("/v1/sessions/{id}/grade", session_grade, methods=["POST"])]
     return Starlette(routes=routes)

@@ -156,6 +156,7 @@ class Service:
         self._running_since = time.monotonic()
         self._finished = 0     # candidates finished since the start (the rate a 429's Retry-After is from)
         self.stopping = False
+        self.sessions = None   # serve/sessions.py's SessionPool, where passk serve offers sessions
         self.run_id = "serve-" + uuid.uuid4().hex[:8]   # its containers' org.passk.run label: <run_id>-<language>
 
     # -- executors -------------------------------------------------------------------------------
@@ -191,6 +192,8 @@ class Service:
         """The stop after the grace the requests in flight had: queued candidates are cancelled (their
         rows say so), running ones are ended with their containers, every container is removed."""
         self.stopping = True
+        if self.sessions is not None:
+            self.sessions.close_all()
         for ex in self.executors().values():
             ex.interrupt(0.0)
             ex.close(cancel=True)

@@ -39,6 +39,7 @@ SNAPSHOT = "/opt/passk/agent"          # this instance's snapshot, read-only: te
 PRISTINE_VENV = "/opt/passk/venv"      # the environment's venv in its image (box/repo.py)
 MAX_LIFETIME_S = 24 * 3600
 SETUP_TIMEOUT_S = 600
+STOP_POLL_S = 0.2                      # how often a running command looks at its caller's stop
 IDLE_S = 3600                          # a sandbox with no command begun or ended for this long is swept
 
 # the sandbox made ready, as its own user: the venv (the environment's, then what the install changed, less
@@ -265,11 +266,11 @@ def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdi
 
 
 def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None = None, timeout_s: float | None = None,
-        limit: int = 16 << 20, sink=None) -> tuple[int, bytes]:
+        limit: int = 16 << 20, sink=None, stop=None) -> tuple[int, bytes]:
     """Run argv in the sandbox as its user, stdout and stderr as one stream: (exit status, output, at most
     `limit` bytes; `sink(chunk)`, when given, gets each piece as it comes and the output is not kept). Past
-    `timeout_s` or `limit` the command's process group is killed (status 137). A sandbox that is gone:
-    HarnessError."""
+    `timeout_s` or `limit`, or once `stop` (a threading.Event) is set, the command's process group is killed
+    (status 137). A sandbox that is gone: HarnessError."""
     import docker.errors
     api = _client().api
     try:
@@ -287,13 +288,21 @@ def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None =
     out, buf, total, killed = bytearray(), b"", 0, False
     try:
         while True:
-            sock.settimeout(None if deadline is None else max(0.01, deadline - time.monotonic()))
+            wait = None if deadline is None else max(0.01, deadline - time.monotonic())
+            if stop is not None:
+                wait = STOP_POLL_S if wait is None else min(wait, STOP_POLL_S)
+            sock.settimeout(wait)
             try:
                 chunk = sock.recv(1 << 16)
             except socket.timeout:
-                killed = True
-                break
+                if (stop is not None and stop.is_set()) or (deadline is not None and time.monotonic() >= deadline):
+                    killed = True
+                    break
+                continue
             if not chunk:
+                break
+            if stop is not None and stop.is_set():
+                killed = True
                 break
             buf += chunk
             while len(buf) >= 8:
