@@ -293,3 +293,48 @@ def test_a_quiet_command_without_a_time_limit_is_not_cut_by_the_engine_clients_t
     finally:
         inspect_sandbox._client = saved
     assert result.success and result.stdout == "woke\n", result
+
+
+@pytest.mark.docker
+def test_a_sample_that_names_a_swe_bench_instance_gets_its_sandbox(tmp_path):
+    """With rows and repos in the config, a sample whose metadata names an instance works in that instance's
+    sandbox (harness/sessions'): /testbed as set up, as passk's user; inspect's bash tool edits it there, the
+    scorer reads the change back and passk's diff of the sandbox is the fix; nothing is left after."""
+    import json
+
+    from harness.sessions import sandbox as sessions_sandbox
+    from tests.repo_fixtures import write_task
+    t = write_task(tmp_path, [None])
+    config = PasskSandboxConfig(rows=str(t["rows"]), repos=str(t["repos"]), repo_specs=str(t["specs"]))
+    fix = "sed -i 's|return sum(xs) / len(xs)|return sum(xs) / len(xs) if xs else 0.0|' tinycalc/__init__.py"
+    diffs = []
+
+    def agent(messages, tools, tool_choice, config):
+        if messages[-1].role == "tool":
+            return _canned(ModelOutput.from_content(model="mockllm", content="done"))
+        return _canned(ModelOutput.for_tool_call(model="mockllm", tool_name="bash",
+                                                 tool_arguments={"command": f"{fix} && id -u && pwd"}))
+
+    @scorer(metrics=[accuracy()])
+    def fixed():
+        async def score(state, target):
+            box = sandbox()
+            text = await box.read_file("tinycalc/__init__.py")
+            diffs.append(sessions_sandbox.diff(box.as_type(PasskSandboxEnvironment).container_id))
+            ran = await box.exec(["bash", "-lc", "python -c 'import tinycalc; print(tinycalc.mean([]))'"])
+            ok = "if xs else 0.0" in text and ran.stdout.strip() == "0.0"
+            return Score(value=CORRECT if ok else INCORRECT, explanation=ran.stdout + ran.stderr)
+        return score
+
+    row = json.loads(t["rows"].read_text())
+    task = Task(dataset=[Sample(input=row["problem_statement"], target="", metadata={"instance_id": row["instance_id"]})],
+                solver=[use_tools(bash(timeout=60)), generate()], scorer=fixed(), sandbox=("passk", config))
+    log = inspect_eval(task, model=get_model("mockllm/model", custom_outputs=agent), log_dir=str(tmp_path / "logs"),
+                       display="none")[0]
+    assert log.status == "success", log.error
+    sample = log.samples[0]
+    assert sample.scores["fixed"].value == CORRECT, sample.scores["fixed"].explanation
+    tool_output = [m.text for m in sample.messages if m.role == "tool"][0]
+    assert tool_output.split() == ["10001", "/testbed"], tool_output
+    assert "+    return sum(xs) / len(xs) if xs else 0.0" in diffs[0], diffs
+    assert not [c for c in sessions_sandbox.listing() if c["instance"] == row["instance_id"]]

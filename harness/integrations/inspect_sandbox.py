@@ -28,10 +28,17 @@ how each part of it is met:
   `sample_cleanup`, `task_cleanup`, `inspect sandbox cleanup passk` and any later passk run (whose sweep
   removes containers whose process is gone) remove it.
 
+- SWE-bench instances: with `rows` and `repos` in the config, a sample whose metadata names `instance_id` gets
+  that instance's agent sandbox from passk's session layer (harness/sessions, as passk-docker and passk
+  serve's sessions): its environment's image, /testbed the instance as set up (the working directory and
+  where relative paths point), the repository task's limits, labels and sweep. Commands and files go
+  through the same contract as above.
+
 Config (`SandboxEnvironmentSpec("passk", PasskSandboxConfig(...))`, or a YAML file of the same fields given as
 `("passk", "passk.yaml")` / `--sandbox passk:passk.yaml`, or a language's name as `("passk", "cpp")`):
 language, environment, runtime (runc or runsc, gVisor), memory_mb, cpus, pids, workspace_mb, tmp_mb,
-open_files. The eval log records the config a task ran with."""
+open_files; for instances rows, repos, repo_specs, repo_pins. The eval log records the config a task ran
+with."""
 
 from __future__ import annotations
 
@@ -130,6 +137,13 @@ class PasskSandboxConfig(BaseModel):
     tmp_mb: int = Field(default=64, gt=0, le=1 << 20)         # /tmp (a tmpfs)
     open_files: int = Field(default=1024, gt=0, le=1 << 20)
     base_image: str | None = None   # the base passk's image is built on (default: passk's)
+    # SWE-bench instances: a sample whose metadata names `instance_id` gets that instance's agent sandbox
+    # (harness/sessions: its environment's image, /testbed the instance as set up) from these rows (files,
+    # `:`-separated) and the repositories under `repos`; the repository task's limits apply, not the above
+    rows: str | None = None
+    repos: str | None = None
+    repo_specs: str | None = None
+    repo_pins: Literal["official", "spec"] = "official"
 
 
 def load_config(config: SandboxEnvironmentConfigType | None) -> PasskSandboxConfig:
@@ -252,6 +266,38 @@ def _start_container(cfg: PasskSandboxConfig, live: "_Live") -> str:
     except Exception:
         live.remove(cid)
         raise
+    return cid
+
+
+_sessions: dict[tuple, Any] = {}
+_sessions_lock = threading.Lock()
+INSTANCE_LIFETIME_S = 24 * 3600     # a sample's instance sandbox, at most (its cleanup removes it before)
+
+
+def _instance_sessions(cfg: PasskSandboxConfig):
+    """harness/sessions' LocalSessions for the config's rows and repositories, one per process and config."""
+    key = (cfg.rows, cfg.repos, cfg.repo_specs, cfg.repo_pins, cfg.runtime)
+    with _sessions_lock:
+        if key not in _sessions:
+            from harness.sessions.local import LocalSessions
+            if not cfg.repos:
+                raise ValueError("passk sandbox: rows need repos (where the repositories are, DIR/<owner>/<name>)")
+            _sessions[key] = LocalSessions.from_environ({"PASSK_ROWS": cfg.rows, "PASSK_REPOS": cfg.repos,
+                                                         "PASSK_REPO_SPECS": cfg.repo_specs or "",
+                                                         "PASSK_REPO_PINS": cfg.repo_pins, "PASSK_RUNTIME": cfg.runtime})
+        return _sessions[key]
+
+
+def _start_instance(cfg: PasskSandboxConfig, instance_id: str, live: "_Live") -> str:
+    """The sandbox of the instance a sample's metadata names (made ready the first time: minutes for an
+    environment image not built yet; build ahead with `passk images build --rows`)."""
+    sessions = _instance_sessions(cfg)
+    try:
+        sessions.row(instance_id)
+    except Exception as e:
+        raise ValueError(f"passk sandbox: {e}") from None
+    cid = sessions.create(instance_id, INSTANCE_LIFETIME_S)
+    live.add(cid)
     return cid
 
 
@@ -483,10 +529,11 @@ def _check_text(what: str, value: str) -> str:
 class PasskSandboxEnvironment(SandboxEnvironment):
     """A sample's passk container."""
 
-    def __init__(self, container_id: str, config: PasskSandboxConfig) -> None:
+    def __init__(self, container_id: str, config: PasskSandboxConfig, workdir: str = WORKSPACE) -> None:
         super().__init__()
         self.container_id = container_id
         self.config = config
+        self.workdir = workdir      # /workspace, or an instance's /testbed
 
     # ---- lifecycle ----
 
@@ -500,12 +547,22 @@ class PasskSandboxEnvironment(SandboxEnvironment):
 
     @classmethod
     async def task_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None) -> None:
-        await anyio.to_thread.run_sync(image_for, load_config(config))   # built once, before the samples
+        cfg = load_config(config)
+        if cfg.rows:   # instances: each made ready by its first sample (rows read once)
+            await anyio.to_thread.run_sync(lambda: _instance_sessions(cfg).catalog)
+            return
+        await anyio.to_thread.run_sync(image_for, cfg)   # built once, before the samples
 
     @classmethod
     async def sample_init(cls, task_name: str, config: SandboxEnvironmentConfigType | None,
                           metadata: dict[str, str]) -> dict[str, SandboxEnvironment]:
         cfg = load_config(config)
+        if cfg.rows:
+            iid = (metadata or {}).get("instance_id")
+            if not isinstance(iid, str) or not iid:
+                raise ValueError("passk sandbox: with rows, a sample's metadata names its SWE-bench instance_id")
+            cid = await anyio.to_thread.run_sync(_start_instance, cfg, iid, _live())
+            return {"default": cls(cid, cfg, "/testbed")}
         cid = await anyio.to_thread.run_sync(_start_container, cfg, _live())
         return {"default": cls(cid, cfg)}
 
@@ -530,7 +587,7 @@ class PasskSandboxEnvironment(SandboxEnvironment):
         if user is not None and user not in USER_NAMES:
             raise SandboxUserUnsupportedError(f"the passk sandbox runs everything as uid {UID}, not {user!r}")
         return SandboxConnection(type=NAME, container=self.container_id,
-                                 command=f"docker exec -it --user {UID} --workdir {WORKSPACE} {self.container_id} "
+                                 command=f"docker exec -it --user {UID} --workdir {self.workdir} {self.container_id} "
                                          "bash -l")
 
     def default_polling_interval(self) -> float:
@@ -540,7 +597,7 @@ class PasskSandboxEnvironment(SandboxEnvironment):
 
     def _path(self, path: str) -> str:
         _check_text("path", path)
-        return posixpath.normpath(path if posixpath.isabs(path) else posixpath.join(WORKSPACE, path))
+        return posixpath.normpath(path if posixpath.isabs(path) else posixpath.join(self.workdir, path))
 
     async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
@@ -561,7 +618,7 @@ class PasskSandboxEnvironment(SandboxEnvironment):
         run = _Run(self.container_id)
         try:
             code, out, err, seconds, gave_up = await _in_thread(
-                _run, run, argv, stdin, self._path(cwd or WORKSPACE), env,
+                _run, run, argv, stdin, self._path(cwd or self.workdir), env,
                 None if timeout is None else max(1, int(-(-timeout // 1))), limit, run=run)
         except _Overflow as o:
             raise OutputLimitExceededError(SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE_STR,
@@ -587,7 +644,7 @@ class PasskSandboxEnvironment(SandboxEnvironment):
         run = _Run(self.container_id)
         try:
             code, out, err, seconds, gave_up = await _in_thread(
-                _run, run, argv, stdin, WORKSPACE, None, FILE_OP_TIMEOUT_S, limit + 4096, run=run)
+                _run, run, argv, stdin, self.workdir, None, FILE_OP_TIMEOUT_S, limit + 4096, run=run)
         except _Overflow:
             code, out, err, gave_up = _FILE_TOO_LARGE, b"", b"", False
         if gave_up or code in (124, 137):
