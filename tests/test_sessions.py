@@ -332,3 +332,40 @@ def test_passk_serve_sessions_and_passk_docker_through_them(tmp_path):
     finally:
         s.stop()
     assert not [c for c in sandbox.listing() if c["instance"] == "passk-tests__tinycalc-1"]
+
+
+MINI_SWE_AGENT = "mini-swe-agent==2.4.6"
+
+
+def _mini_swe_agent() -> str:
+    """mini-swe-agent from PyPI in a venv of its own, made once and kept in passk's cache: its mini-extra."""
+    import subprocess
+    import sys
+    from harness.core.paths import cache_root
+    venv = cache_root("test-tools") / MINI_SWE_AGENT.replace("==", "-")
+    mini = venv / "bin" / "mini-extra"
+    if not mini.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        got = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", MINI_SWE_AGENT], capture_output=True,
+                             text=True, timeout=900)
+        assert got.returncode == 0, got.stderr[-2000:]
+    return str(mini)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("remote", [False, True], ids=["local", "through-passk-serve"])
+def test_mini_swe_agents_own_batch_runner_unchanged_on_passk(tmp_path, remote):
+    """mini-swe-agent from PyPI, its own `mini-extra swebench` and swebench.yaml, its scripted model, with
+    MSWEA_DOCKER_EXECUTABLE=passk-docker (locally, or through passk serve's sessions with no engine on the
+    agent's side): the rollout that fixes tinycalc is graded resolved by passk evaluate, the one that does
+    nothing is not, and no sandbox is left."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("drill", str(ROOT / "scripts" / "agents" / "mini_swe_agent_drill.py"))
+    drill = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(drill)
+    lines = []
+    got = drill.drill(_mini_swe_agent(), tmp_path, remote=remote, log=lines.append)
+    assert got["verdicts"] == {"passk-tests__tinycalc-1": ("passed", "resolved"),
+                               "passk-tests__tinycalc-2": ("failed", "empty_patch")}, "\n".join(lines)
+    assert got["exits"] == {"passk-tests__tinycalc-1": "Submitted", "passk-tests__tinycalc-2": "Submitted"}
+    assert got["left"] == 0
