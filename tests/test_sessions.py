@@ -369,3 +369,12 @@ def test_mini_swe_agents_own_batch_runner_unchanged_on_passk(tmp_path, remote):
                                "passk-tests__tinycalc-2": ("failed", "empty_patch")}, "\n".join(lines)
     assert got["exits"] == {"passk-tests__tinycalc-1": "Submitted", "passk-tests__tinycalc-2": "Submitted"}
     assert got["left"] == 0
+
+
+@pytest.mark.docker
+def test_an_agents_hostile_commands_are_contained(tmp_path):
+    """The hostile table for agents (tests/agent_attacks.py) under runc: every row holds; under gVisor it
+    runs in scripts/attacks/agent_attacks.py."""
+    from .agent_attacks import run_table
+    got = run_table(tmp_path, "runc")
+    assert [o.name for o in got if not o.ok] == [], [(o.name, o.detail) for o in got if not o.ok]

@@ -128,6 +128,10 @@ class LocalSessions:
     def diff(self, sid: str) -> str:
         return sandbox.diff(sid)
 
+    def reset(self, sid: str) -> None:
+        """End every process the agent started (a fork bomb's too); its files stay."""
+        sandbox.reset(sid)
+
     def remove(self, sid: str) -> bool:
         return sandbox.remove(sid)
 

@@ -8,7 +8,7 @@ container of passk's, for the agent to work in with shell commands until it subm
   outlives the container. Only this instance's snapshot is mounted (read-only); no other instance's tree is
   in reach.
 - Every command runs as passk's unprivileged user (uid 10001), never root: no network, a read-only root file
-  system, every capability dropped, no-new-privileges, Docker's init, a memory limit (the processes and the
+  system, every capability dropped, no-new-privileges, a memory limit (the processes and the
   tmpfs together), a process limit, a CPU quota and a file-size limit. HOME is /root, a tmpfs of the user's
   whose .bashrc and .profile put the venv first on PATH, so `bash -c` with BASH_ENV=/root/.bashrc (what
   mini-swe-agent's SWE-bench config sets for the official images' conda) and `bash -lc` both find the
@@ -16,9 +16,11 @@ container of passk's, for the agent to work in with shell commands until it subm
 - A command ends with its whole process group when the caller goes away: the wrapper (run below) reads
   the exec's stdin, which the engine closes when the caller's connection closes (mini-swe-agent kills the
   `docker exec` it started when its timeout passes), and then kills the group.
-- The container's main process sleeps for the sandbox's lifetime and the engine removes the container when
-  it ends (AutoRemove): a sandbox whose agent died goes away by itself; sweep() removes the ones past their
-  time before then, and remove() at once. Labels: org.passk.agent (the instance), org.passk.agent-expires."""
+- The container's PID 1 is passk's keeper (_KEEPER below): out of the agent's reach, it reaps orphans, resets
+  the sandbox on the engine's signal (a fork bomb's processes ended without a fork) and lives for the
+  sandbox's lifetime; the engine removes the container when it ends (AutoRemove): a sandbox whose agent died
+  goes away by itself; sweep() removes the ones past their time before then, and remove() at once. A
+  command's background processes outlive it (as under `docker exec`) until the sandbox is reset or removed. Labels: org.passk.agent (the instance), org.passk.agent-expires."""
 
 from __future__ import annotations
 
@@ -80,6 +82,38 @@ export VIRTUAL_ENV=/venv
 case ":$PATH:" in *":/venv/bin:"*) ;; *) export PATH="/venv/bin:$PATH" ;; esac
 EOF
 printf '%s\n' '. "$HOME/.bashrc"' > /root/.profile
+"""
+
+# The sandbox's own process, its PID 1: it lives for the sandbox's lifetime and reaps what ends under it.
+# It is the one process that is not the agent's user: uid 0 of the container with one capability, KILL, and
+# nothing else (every other dropped, no-new-privileges, a read-only root; no command runs as it, and every
+# command runs as uid 10001, whose processes get no capability). So the agent cannot signal it (`kill -9 1`
+# is refused under runc and gVisor alike, and kill(-1) passes it by): an agent ends its own processes, not
+# the sandbox. On SIGUSR1 from the engine (reset() below) it kills every other process with kill(-1), which
+# needs no fork: a sandbox a fork bomb has filled to its process limit is reset without starting anything in
+# it. SIGTERM (the engine's stop) ends it.
+_KEEPER = r"""
+import os, signal, sys, time
+def reap(signum, frame):
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+def reset(signum, frame):
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except OSError:
+        pass
+signal.signal(signal.SIGCHLD, reap)
+signal.signal(signal.SIGUSR1, reset)
+signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(0))
+end = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < end:
+    time.sleep(min(5.0, max(0.0, end - time.monotonic())))
+    reap(0, None)
 """
 
 # Every command, as the container runs it: the command in a process group (and session) of its own with
@@ -239,17 +273,18 @@ def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdi
         network_mode="none", read_only=True, binds=binds, auto_remove=True,
         tmpfs={"/testbed": owned, "/venv": owned, HOME: owned.replace("mode=0755", "mode=0700"),
                "/tmp": f"rw,nosuid,nodev,exec,size={space}m,mode=1777"},
-        shm_size="64m", cap_drop=["ALL"], security_opt=["no-new-privileges"],
+        shm_size="64m", cap_drop=["ALL"], cap_add=["KILL"], security_opt=["no-new-privileges"],
         pids_limit=int(lim.pids) if runc else RUNSC_PIDS_BACKSTOP,
         mem_limit=f"{memory}m", memswap_limit=f"{memory}m", nano_cpus=int(float(lim.cpus) * 1e9),
-        ulimits=ulimits, runtime=None if runc else p.runtime, init=True, ipc_mode="private", sysctls=IPC_SYSCTLS)
+        ulimits=ulimits, runtime=None if runc else p.runtime, init=False, ipc_mode="private", sysctls=IPC_SYSCTLS)
     lifetime = int(max(1, min(float(lifetime_s), MAX_LIFETIME_S)))
     labels = {LABEL_AGENT: p.instance_id[:200], LABEL_EXPIRES: str(int(time.time()) + lifetime)}
     environment = {"PATH": "/venv/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": "/venv", "HOME": HOME,
                    "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/opt/passk/wheels",
                    "PIP_DISABLE_PIP_VERSION_CHECK": "1", **p.env, **(env or {})}
     created = client.api.create_container(
-        p.image, entrypoint=["/usr/bin/sleep"], command=[str(lifetime)], user=f"{UID}:{UID}", working_dir=workdir,
+        p.image, entrypoint=["/usr/bin/python3", "-I", "-S", "-c", _KEEPER], command=[str(lifetime)],
+        user="0:0", working_dir=workdir,
         environment=environment, labels=labels, host_config=host, name=name, network_disabled=True)
     cid = created["Id"]
     try:
@@ -477,13 +512,37 @@ def read_file(cid: str, path: str, limit: int = 64 << 20) -> bytes:
 
 def diff(cid: str, limit: int = 64 << 20, timeout_s: float = 300) -> str:
     """What the agent changed in /testbed, as a patch (_DIFF above): what evaluate applies to the instance."""
-    code, out, err = _exec(cid, ["/bin/sh", "-c", _DIFF], timeout_s=timeout_s, limit=limit + 1)
+    try:
+        code, out, err = _exec(cid, ["/bin/sh", "-c", _DIFF], timeout_s=timeout_s, limit=limit + 1)
+    except HarnessError as e:   # the engine could not start the command in the sandbox
+        code, out, err = 126, b"", str(e).encode()
+    if code != 0 and any(m.lower() in err.lower() for m in _CANNOT_FORK):
+        reset(cid)              # the agent filled its process limit: its processes end, its files stay
+        code, out, err = _exec(cid, ["/bin/sh", "-c", _DIFF], timeout_s=timeout_s, limit=limit + 1)
     if code != 0:
         raise HarnessError(f"the diff of sandbox {cid[:12]} failed (exit {code}): "
                            + err.decode("utf-8", "replace").strip()[-400:])
     if len(out) > limit:
         raise HarnessError(f"the diff of sandbox {cid[:12]} is over {limit} bytes")
     return out.decode("utf-8", "replace")   # as a JSON string holds it (SWE-bench's model_patch)
+
+
+def reset(cid: str, rounds: int = 3) -> None:
+    """End every process the agent started in the sandbox (its files stay): what a fork bomb left running
+    cannot stop passk from reading the sandbox (the diff) or the agent from going on."""
+    import docker.errors
+    api = _client().api
+    for _ in range(rounds):   # a process forked while kill(-1) went through the list is caught by the next
+        try:
+            api.kill(cid, signal="SIGUSR1")
+        except docker.errors.NotFound:
+            raise HarnessError(f"no such sandbox: {cid[:64]}") from None
+        except docker.errors.APIError as e:
+            raise HarnessError(f"the sandbox {cid[:12]} cannot be reset: {e.explanation}") from None
+        time.sleep(0.2)
+
+
+_CANNOT_FORK = (b"Cannot fork", b"Resource temporarily unavailable", b"fork: retry", b"can't fork")
 
 
 def remove(cid: str) -> bool:
