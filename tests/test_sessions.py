@@ -294,6 +294,9 @@ def test_passk_serve_sessions_and_passk_docker_through_them(tmp_path):
         assert unknown.value.code == 404
         code, out = remote.exec(sid, ["bash", "-c", "id -u; exit 7"])
         assert (code, out) == (7, b"10001\n")
+        with pytest.raises(urllib.error.HTTPError) as as_root:      # root only in a gVisor sandbox
+            s.post(f"/v1/sessions/{sid}/exec", {"command": "id -u", "root": True})
+        assert as_root.value.code == 400 and "gVisor" in as_root.value.read().decode()
         got = s.post(f"/v1/sessions/{sid}/exec", {"command": "sleep 300", "timeout_s": 2})
         assert got["exit_code"] == 137 and got["timed_out"] is True
         remote.write_file(sid, "/testbed/tinycalc/__init__.py", remote.read_file(sid, "/testbed/tinycalc/__init__.py")

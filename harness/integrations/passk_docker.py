@@ -201,10 +201,19 @@ def _err(line: str) -> None:
     sys.stderr.flush()
 
 
-def _as_user(call: Call) -> None:
+ROOT_NAMES = ("root", "0", "0:0", "root:root")
+
+
+def _as_user(call: Call) -> bool:
+    """Whether the call asks for root (allowed for exec, under gVisor only); another user is refused."""
     from harness.sessions.sandbox import UID
-    if call.options.get("user") not in (None, "", str(UID), f"{UID}:{UID}"):
-        raise UsageError(f"passk-docker: commands run as passk's user ({UID}), not {call.options['user'][:40]!r}")
+    user = call.options.get("user")
+    if user in (None, "", str(UID), f"{UID}:{UID}"):
+        return False
+    if user in ROOT_NAMES and call.command == "exec":
+        return True
+    raise UsageError(f"passk-docker: commands run as passk's user ({UID}){' or, under gVisor, root' if call.command == 'exec' else ''}, "
+                     f"not {user[:40]!r}")
 
 
 def _wait_for_room(sessions, limit: int, patience_s: float) -> None:
@@ -251,7 +260,7 @@ def cmd_run(call: Call, sessions) -> int:
 
 def cmd_exec(call: Call, sessions) -> int:
     ref, argv = call.args[0], call.args[1:]
-    _as_user(call)
+    root = _as_user(call)
     found = sessions.find(ref)
     if found is None:
         raise UsageError(f"Error response from daemon: No such container: {ref[:80]}", 1)
@@ -261,7 +270,7 @@ def cmd_exec(call: Call, sessions) -> int:
     timeout = os.environ.get("PASSK_EXEC_TIMEOUT_S")
     code, _ = sessions.exec(found.id, argv, workdir=call.options.get("workdir") or found.workdir,
                             env=env_pairs(call.options.get("env", [])), timeout_s=float(timeout) if timeout else None,
-                            limit=limit, sink=_out)
+                            limit=limit, sink=_out, **({"root": True} if root else {}))
     return code
 
 

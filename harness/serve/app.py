@@ -21,7 +21,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from harness.core.errors import InputError
+from harness.core.errors import HarnessError, InputError
 from harness.core.version import __version__
 from harness.records.results import ROW_FIELDS
 from harness.serve import fusion, instruct, nemo, piston
@@ -140,6 +140,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
                     response = _error(429, str(e), {"Retry-After": str(e.retry_after_s)})
                 except Unavailable as e:
                     response = _error(503, str(e), {"Retry-After": "5"})
+                except HarnessError as e:   # the sandbox failed (an instance that did not set up): said, not a 500
+                    response = _error(503, str(e)[:2000])
                 except ClientDisconnect:
                     response = Response(status_code=499)
                 service.metrics.request(route, response.status_code, time.monotonic() - started)
@@ -449,7 +451,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         req = parse_exec(await _read_json(request, 2 << 20), max(1.0, r.expires - time.time()))
         stop = threading.Event()
         task = asyncio.ensure_future(in_thread(p.exec, ref, req["argv"], req["cwd"], req["env"], req["timeout_s"],
-                                               req["limit"], stop))
+                                               req["limit"], stop, req["root"]))
         while not task.done():   # a caller that hangs up ends its command (its whole process group)
             await asyncio.wait([task], timeout=POLL_S)
             if not task.done() and await request.is_disconnected():

@@ -6,7 +6,7 @@ the pool the service keeps (a capacity, idle expiry, only its own sessions reach
     GET    /v1/sessions                 the service's sessions
     GET    /v1/sessions/{id}            one (its id, a prefix of 12 or more, or its name)
     POST   /v1/sessions/{id}/exec       {"command": "..." (bash -c) | "argv": [...], "cwd", "env", "timeout_s",
-                                         "max_output_bytes"} -> {"exit_code", "output", "output_b64",
+                                         "max_output_bytes", "root" (gVisor only)} -> {"exit_code", "output", "output_b64",
                                          "truncated", "timed_out"}
     PUT    /v1/sessions/{id}/files      {"path", "content" | "content_b64", "mode"}
     GET    /v1/sessions/{id}/files?path=/abs/path   -> {"path", "size", "content_b64"}
@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from harness.core.errors import InputError
+from harness.core.errors import HarnessError, InputError
 from harness.serve.service import Busy
 
 DEFAULT_EXEC_TIMEOUT_S = 600.0
@@ -146,7 +146,7 @@ class SessionPool:
         return self.describe(rec, now)
 
     def exec(self, ref: str, argv: list[str], cwd: str, env: dict | None, timeout_s: float, limit: int,
-             stop: threading.Event) -> dict:
+             stop: threading.Event, root: bool = False) -> dict:
         r = self.get(ref)
         with self._lock:
             r.busy += 1
@@ -154,8 +154,11 @@ class SessionPool:
         t0 = time.monotonic()
         try:
             out = bytearray()
-            code, _ = self.local.exec(r.id, argv, workdir=cwd, env=env, timeout_s=timeout_s, limit=limit + 1,
-                                      sink=out.extend, stop=stop)
+            try:
+                code, _ = self.local.exec(r.id, argv, workdir=cwd, env=env, timeout_s=timeout_s, limit=limit + 1,
+                                          sink=out.extend, stop=stop, root=root)
+            except HarnessError as e:
+                raise self._ended(r, e) from None
         finally:
             with self._lock:
                 r.busy -= 1
@@ -167,6 +170,15 @@ class SessionPool:
         return {"exit_code": code, "output": data.decode("utf-8", "replace"),
                 "output_b64": base64.b64encode(data).decode(), "truncated": truncated, "timed_out": timed_out}
 
+    def _ended(self, r: Record, e: Exception):
+        """A sandbox that went away under the service (its agent ended it: a gVisor sandbox past its process
+        limit): the record goes, and the caller is told the session is gone (404), not that the service failed."""
+        if self.local.find(r.id) is None:
+            with self._lock:
+                self._sessions.pop(r.id, None)
+            return NotFound(f"session {r.id[:12]} ended: its sandbox is gone (its own processes or limits ended it)")
+        return e
+
     def touch(self, r: Record) -> None:
         with self._lock:
             r.last = time.time()
@@ -174,17 +186,26 @@ class SessionPool:
     def write_file(self, ref: str, path: str, data: bytes, mode: int) -> None:
         r = self.get(ref)
         self.touch(r)
-        self.local.write_file(r.id, path, data, mode)
+        try:
+            self.local.write_file(r.id, path, data, mode)
+        except HarnessError as e:
+            raise self._ended(r, e) from None
 
     def read_file(self, ref: str, path: str) -> bytes:
         r = self.get(ref)
         self.touch(r)
-        return self.local.read_file(r.id, path, MAX_FILE_BYTES)
+        try:
+            return self.local.read_file(r.id, path, MAX_FILE_BYTES)
+        except HarnessError as e:
+            raise self._ended(r, e) from None
 
     def diff(self, ref: str) -> str:
         r = self.get(ref)
         self.touch(r)
-        return self.local.diff(r.id)
+        try:
+            return self.local.diff(r.id)
+        except HarnessError as e:
+            raise self._ended(r, e) from None
 
     def close(self, ref: str) -> bool:
         try:
@@ -256,7 +277,9 @@ def parse_create(body) -> dict:
 
 
 def parse_exec(body, max_timeout_s: float) -> dict:
-    body = _known(body, {"command", "argv", "cwd", "env", "timeout_s", "max_output_bytes"})
+    body = _known(body, {"command", "argv", "cwd", "env", "timeout_s", "max_output_bytes", "root"})
+    if not isinstance(body.get("root", False), bool):
+        raise InputError("root: true or false (root only in a gVisor sandbox)")
     if ("command" in body) == ("argv" in body):
         raise InputError("command (a shell command line, run by bash -c) or argv (a list of strings): one of them")
     if "command" in body:
@@ -271,7 +294,8 @@ def parse_exec(body, max_timeout_s: float) -> dict:
         raise InputError("cwd: an absolute path")
     return {"argv": argv, "cwd": cwd, "env": _env(body),
             "timeout_s": _number(body, "timeout_s", min(DEFAULT_EXEC_TIMEOUT_S, max_timeout_s), 0.1, max_timeout_s),
-            "limit": int(_number(body, "max_output_bytes", DEFAULT_OUTPUT_BYTES, 0, MAX_OUTPUT_BYTES))}
+            "limit": int(_number(body, "max_output_bytes", DEFAULT_OUTPUT_BYTES, 0, MAX_OUTPUT_BYTES)),
+            "root": bool(body.get("root", False))}
 
 
 def parse_write(body) -> dict:

@@ -116,8 +116,10 @@ class LocalSessions:
             return False
 
     def exec(self, sid: str, argv: list[str], workdir: str = "/testbed", env: dict | None = None,
-             timeout_s: float | None = None, limit: int = 16 << 20, sink=None, stop=None) -> tuple[int, bytes]:
-        return sandbox.run(sid, argv, workdir=workdir, env=env, timeout_s=timeout_s, limit=limit, sink=sink, stop=stop)
+             timeout_s: float | None = None, limit: int = 16 << 20, sink=None, stop=None,
+             root: bool = False) -> tuple[int, bytes]:
+        return sandbox.run(sid, argv, workdir=workdir, env=env, timeout_s=timeout_s, limit=limit, sink=sink, stop=stop,
+                           root=root)
 
     def write_file(self, sid: str, path: str, data: bytes, mode: int = 0o644) -> None:
         sandbox.write_file(sid, path, data, mode)

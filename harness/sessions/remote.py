@@ -93,8 +93,10 @@ class RemoteSessions:
         return self.find(ref) is not None
 
     def exec(self, sid: str, argv: list[str], workdir: str = "/testbed", env: dict | None = None,
-             timeout_s: float | None = None, limit: int = 16 << 20, sink=None, stop=None) -> tuple[int, bytes]:
+             timeout_s: float | None = None, limit: int = 16 << 20, sink=None, stop=None,
+             root: bool = False) -> tuple[int, bytes]:
         body = {"argv": list(argv), "cwd": workdir, "max_output_bytes": min(int(limit), 16 << 20),
+                **({"root": True} if root else {}),
                 **({"env": env} if env else {}), **({"timeout_s": float(timeout_s)} if timeout_s else {})}
         status, answer = self._call("POST", f"/v1/sessions/{urllib.parse.quote(sid, safe='')}/exec", body,
                                     timeout=(float(timeout_s) if timeout_s else 24 * 3600) + CONNECT_MARGIN_S)

@@ -301,16 +301,21 @@ def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdi
 
 
 def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None = None, timeout_s: float | None = None,
-        limit: int = 16 << 20, sink=None, stop=None) -> tuple[int, bytes]:
+        limit: int = 16 << 20, sink=None, stop=None, root: bool = False) -> tuple[int, bytes]:
     """Run argv in the sandbox as its user, stdout and stderr as one stream: (exit status, output, at most
     `limit` bytes; `sink(chunk)`, when given, gets each piece as it comes and the output is not kept). Past
     `timeout_s` or `limit`, or once `stop` (a threading.Event) is set, the command's process group is killed
-    (status 137). A sandbox that is gone: HarnessError."""
+    (status 137). `root`: as the sandbox's uid 0, which only a gVisor sandbox allows (root_allowed): there
+    it is the sandbox kernel's root, never the host's. A sandbox that is gone: HarnessError."""
+    if root and not root_allowed(cid):
+        from harness.core.errors import InputError
+        raise InputError("root in a sandbox only under gVisor (PASSK_RUNTIME=runsc), where it is not the host's "
+                           "root; under runc every command runs as passk's user (10001)")
     import docker.errors
     api = _client().api
     try:
         e = api.exec_create(cid, ["/usr/bin/python3", "-I", "-S", "-c", _WRAPPER, *argv], stdin=True,
-                            user=f"{UID}:{UID}", workdir=workdir,
+                            user="0:0" if root else f"{UID}:{UID}", workdir=workdir,
                             environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)
         raw = api.exec_start(e["Id"], socket=True)
     except docker.errors.NotFound:
@@ -543,6 +548,17 @@ def reset(cid: str, rounds: int = 3) -> None:
 
 
 _CANNOT_FORK = (b"Cannot fork", b"Resource temporarily unavailable", b"fork: retry", b"can't fork")
+
+
+def root_allowed(cid: str) -> bool:
+    """Whether a command may run as the sandbox's root: only where the sandbox runs under gVisor (its root
+    is the sandbox kernel's; under runc it would be the host's uid 0, capabilities dropped or not)."""
+    import docker.errors
+    try:
+        info = _client().api.inspect_container(cid)
+    except docker.errors.DockerException:
+        return False
+    return str((info.get("HostConfig") or {}).get("Runtime") or "").startswith("runsc")
 
 
 def remove(cid: str) -> bool:
