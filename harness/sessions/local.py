@@ -95,10 +95,10 @@ class LocalSessions:
     def find(self, ref: str) -> Found | None:
         """The session `ref` names (its id, a prefix of it, or its name), or None (another container is not
         a session)."""
-        import docker.errors
+        from harness.sessions.engine import EngineError, api
         try:
-            info = sandbox._client().api.inspect_container(ref)
-        except docker.errors.DockerException:
+            info = api().inspect_container(ref)
+        except (EngineError, OSError):
             return None
         labels = (info.get("Config") or {}).get("Labels") or {}
         if sandbox.LABEL_AGENT not in labels:
@@ -108,11 +108,11 @@ class LocalSessions:
 
     def exists(self, ref: str) -> bool:
         """Whether the engine has a container `ref` names at all (a session or not)."""
-        import docker.errors
+        from harness.sessions.engine import EngineError, api
         try:
-            sandbox._client().api.inspect_container(ref)
+            api().inspect_container(ref)
             return True
-        except docker.errors.DockerException:
+        except (EngineError, OSError):
             return False
 
     def exec(self, sid: str, argv: list[str], workdir: str = "/testbed", env: dict | None = None,

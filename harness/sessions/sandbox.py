@@ -311,17 +311,17 @@ def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None =
         from harness.core.errors import InputError
         raise InputError("root in a sandbox only under gVisor (PASSK_RUNTIME=runsc), where it is not the host's "
                            "root; under runc every command runs as passk's user (10001)")
-    import docker.errors
-    api = _client().api
+    from harness.sessions.engine import EngineError, NotFound, api as engine
+    api = engine()
     try:
         e = api.exec_create(cid, ["/usr/bin/python3", "-I", "-S", "-c", _WRAPPER, *argv], stdin=True,
                             user="0:0" if root else f"{UID}:{UID}", workdir=workdir,
                             environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)
         raw = api.exec_start(e["Id"], socket=True)
-    except docker.errors.NotFound:
+    except NotFound:
         raise HarnessError(f"no such sandbox: {cid[:64]}") from None
-    except docker.errors.APIError as err:
-        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {err.explanation}") from None
+    except (EngineError, OSError) as err:
+        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {getattr(err, 'explanation', err)}") from None
     sock = getattr(raw, "_sock", raw)
     touch(cid)
     deadline = None if timeout_s is None else time.monotonic() + float(timeout_s)
@@ -441,15 +441,15 @@ def _exec(cid: str, argv: list[str], data: bytes = b"", workdir: str = "/", time
     """A short command of passk's own in the sandbox as its user, `data` on its stdin: (exit status, stdout,
     stderr), each at most `limit` bytes; past `timeout_s`, status 137 (the container's command ends with the
     sandbox)."""
-    import docker.errors
-    api = _client().api
+    from harness.sessions.engine import EngineError, NotFound, api as engine
+    api = engine()
     try:
         e = api.exec_create(cid, argv, stdin=True, user=f"{UID}:{UID}", workdir=workdir)
         raw = api.exec_start(e["Id"], socket=True)
-    except docker.errors.NotFound:
+    except NotFound:
         raise HarnessError(f"no such sandbox: {cid[:64]}") from None
-    except docker.errors.APIError as err:
-        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {err.explanation}") from None
+    except (EngineError, OSError) as err:
+        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {getattr(err, 'explanation', err)}") from None
     sock = getattr(raw, "_sock", raw)
     touch(cid)
     deadline = time.monotonic() + timeout_s
@@ -535,14 +535,14 @@ def diff(cid: str, limit: int = 64 << 20, timeout_s: float = 300) -> str:
 def reset(cid: str, rounds: int = 3) -> None:
     """End every process the agent started in the sandbox (its files stay): what a fork bomb left running
     cannot stop passk from reading the sandbox (the diff) or the agent from going on."""
-    import docker.errors
-    api = _client().api
+    from harness.sessions.engine import EngineError, NotFound, api as engine
+    api = engine()
     for _ in range(rounds):   # a process forked while kill(-1) went through the list is caught by the next
         try:
             api.kill(cid, signal="SIGUSR1")
-        except docker.errors.NotFound:
+        except NotFound:
             raise HarnessError(f"no such sandbox: {cid[:64]}") from None
-        except docker.errors.APIError as e:
+        except EngineError as e:
             raise HarnessError(f"the sandbox {cid[:12]} cannot be reset: {e.explanation}") from None
         time.sleep(0.2)
 
@@ -553,10 +553,10 @@ _CANNOT_FORK = (b"Cannot fork", b"Resource temporarily unavailable", b"fork: ret
 def root_allowed(cid: str) -> bool:
     """Whether a command may run as the sandbox's root: only where the sandbox runs under gVisor (its root
     is the sandbox kernel's; under runc it would be the host's uid 0, capabilities dropped or not)."""
-    import docker.errors
+    from harness.sessions.engine import EngineError, api as engine
     try:
-        info = _client().api.inspect_container(cid)
-    except docker.errors.DockerException:
+        info = engine().inspect_container(cid)
+    except (EngineError, OSError):
         return False
     return str((info.get("HostConfig") or {}).get("Runtime") or "").startswith("runsc")
 
