@@ -110,7 +110,8 @@ def test_every_route_is_in_the_schema_and_only_loopback_is_open():
     paths = schema()["paths"]
     assert set(paths) == {"/v1/evaluate", "/run_code", "/v1/problems", "/health", "/metrics", "/openapi.json",
                           "/test_program", "/test_program_stdio", "/v1/ping", "/execute", "/api/v2/runtimes",
-                          "/api/v2/execute"}
+                          "/api/v2/execute", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/exec",
+                          "/v1/sessions/{id}/files", "/v1/sessions/{id}/diff", "/v1/sessions/{id}/grade"}
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("10.0.0.1")
 

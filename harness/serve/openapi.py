@@ -62,7 +62,7 @@ def schema() -> dict:
 
     def answers(ok: dict, *codes) -> dict:
         out = {"200": ok}
-        texts = {"400": "a bad request (the message names the field)", "401": "no or a wrong bearer token",
+        texts = {"400": "a bad request (the message names the field)", "401": "no or a wrong bearer token", "404": "no such session (closed, expired, or not this service's)",
                  "413": "the body is over the limit", "429": "the queue is full: retry after Retry-After seconds",
                  "503": "the sandbox cannot run now, or the service is stopping",
                  "504": "not run in time for the caller's deadline (or the machine's load stopped it): retry"}
@@ -157,5 +157,59 @@ def schema() -> dict:
                                  "responses": {"200": {"description": "the JSON string \"pong\""}}}},
             "/openapi.json": {"get": {"summary": "This schema", "security": [],
                                       "responses": {"200": {"description": "OpenAPI 3.1"}}}},
+            **_session_paths(answers),
         },
+    }
+
+
+def _session_paths(answers) -> dict:
+    """/v1/sessions (serve/sessions.py; docs/agents.md): an instance's sandbox for an agent."""
+    sid = [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"},
+            "description": "the session's id, an id prefix of 12 or more characters, or its name"}]
+    obj = {"type": "object"}
+
+    def body(props: dict, required: list | None = None) -> dict:
+        return {"required": True, "content": {"application/json": {"schema": {
+            "type": "object", "properties": props, **({"required": required} if required else {})}}}}
+    text = {"type": "string"}
+    env = {"type": "object", "additionalProperties": {"type": "string"}}
+    return {
+        "/v1/sessions": {
+            "get": {"summary": "The service's sessions", "responses": answers({"description": "sessions"}, "401", "404")},
+            "post": {"summary": "A sandbox of a preloaded SWE-bench instance, set up",
+                     "requestBody": body({"instance_id": text, "image": text, "lifetime_s": {"type": "number"},
+                                          "workdir": text, "env": env, "name": text}),
+                     "responses": answers({"description": "made (201)"}, "400", "401", "404", "429", "503")}},
+        "/v1/sessions/{id}": {
+            "parameters": sid,
+            "get": {"summary": "One session", "responses": answers({"description": "the session"}, "401", "404")},
+            "delete": {"summary": "Close it (again: no error)", "responses": answers({"description": "closed"}, "401")}},
+        "/v1/sessions/{id}/exec": {
+            "parameters": sid,
+            "post": {"summary": "A command in the sandbox, as the agent's user",
+                     "requestBody": body({"command": text, "argv": {"type": "array", "items": text}, "cwd": text,
+                                          "env": env, "timeout_s": {"type": "number"},
+                                          "max_output_bytes": {"type": "integer"}, "root": {"type": "boolean"}}),
+                     "responses": answers({"description": "exit_code, output, output_b64, truncated, timed_out",
+                                           "content": {"application/json": {"schema": obj}}},
+                                          "400", "401", "404", "503")}},
+        "/v1/sessions/{id}/files": {
+            "parameters": sid,
+            "get": {"summary": "A file's bytes (base64)",
+                    "parameters": [{"name": "path", "in": "query", "required": True, "schema": text}],
+                    "responses": answers({"description": "path, size, content_b64"}, "400", "401", "404")},
+            "put": {"summary": "Write a file as the agent's user",
+                    "requestBody": body({"path": text, "content": text, "content_b64": text,
+                                         "mode": {"type": "integer"}}, ["path"]),
+                    "responses": answers({"description": "written"}, "400", "401", "404", "413")}},
+        "/v1/sessions/{id}/diff": {
+            "parameters": sid,
+            "get": {"summary": "/testbed against the instance as set up, as a patch",
+                    "responses": answers({"description": "diff"}, "401", "404", "503")}},
+        "/v1/sessions/{id}/grade": {
+            "parameters": sid,
+            "post": {"summary": "The diff graded as /v1/evaluate grades a patch",
+                     "requestBody": body({"reward": {"enum": ["binary", "fraction"]}, "close": {"type": "boolean"}}),
+                     "responses": answers({"description": "the row, its reward, the patch"},
+                                          "400", "401", "404", "429", "503", "504")}},
     }
