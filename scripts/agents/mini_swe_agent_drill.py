@@ -44,55 +44,66 @@ def agent_sandboxes() -> list[str]:
 
 
 def drill(mini: str, out: Path, remote: bool = False, log=print) -> dict:
-    """Run both rollouts and grade them: {"verdicts": {instance: (status, reason)}, "left": n, "ok": bool,
-    "exits": {instance: mini-extra's exit status}, "seconds": float}."""
+    """Run both rollouts on tinycalc and grade them: {"verdicts": {instance: (status, reason)}, "left": n,
+    "ok": bool, "exits": {instance: mini-swe-agent's exit status}, "seconds": float}."""
     from tests.repo_fixtures import row, write_task
     out.mkdir(parents=True, exist_ok=True)
     t = write_task(out / "task", [None])
-    rows = [row(t["base"], iid) for iid in ROLLOUTS]
-    t["rows"].write_text("".join(json.dumps(r) + "\n" for r in rows))
+    t["rows"].write_text("".join(json.dumps(row(t["base"], iid)) + "\n" for iid in ROLLOUTS))
+    got = rollouts(mini, out, t["rows"], str(t["repos"]), str(t["specs"]), ROLLOUTS, remote, log)
+    got["ok"] = got["verdicts"] == EXPECTED and not got["left"] and all(v == "Submitted" for v in got["exits"].values())
+    return got
+
+
+def rollouts(mini: str, out: Path, rows_file: Path, repos: str, specs: str | None, actions: dict, remote: bool = False,
+             log=print, extra: tuple = ()) -> dict:
+    """mini-extra swebench on each instance of `actions` (instance -> its scripted commands), through
+    passk-docker (locally, or through a passk serve with `remote`), then passk evaluate on what they
+    submitted (`extra`: more of its options)."""
+    rows = {r["instance_id"]: r for r in (json.loads(x) for x in rows_file.read_text().splitlines() if x.strip())}
     shim = out / "passk-docker"      # this checkout's passk-docker, whatever the PATH holds
     shim.write_text(f"#!/bin/sh\nPYTHONPATH={ROOT} exec {sys.executable} -m harness.integrations.passk_docker \"$@\"\n")
     shim.chmod(0o755)
     env = {**os.environ, "MSWEA_DOCKER_EXECUTABLE": str(shim), "HF_DATASETS_OFFLINE": "1", "MSWEA_CONFIGURED": "true"}
+    repo_args = ["--repos", repos, *(["--repo-specs", specs] if specs else [])]
     server = None
     if remote:
         from scripts.lib.passk_run import free_port
         port = free_port()
         server = subprocess.Popen([sys.executable, "-m", "harness.cli", "serve", "--port", str(port), "--workers", "1",
-                                   "--problems", str(t["rows"]), "--repos", str(t["repos"]), "--repo-specs",
-                                   str(t["specs"]), "--sessions", "4", "--token", "drill"], cwd=ROOT,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                   "--problems", str(rows_file), *repo_args, "--sessions", "4", "--token", "drill"],
+                                  cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         # the agent's side has no engine: passk-docker reaches the sandboxes only through the service
         env.update(PASSK_URL=f"http://127.0.0.1:{port}", PASSK_TOKEN="drill", DOCKER_HOST="unix:///nonexistent.sock")
         _wait_healthy(port, server)
     else:
-        env.update(PASSK_ROWS=str(t["rows"]), PASSK_REPOS=str(t["repos"]), PASSK_REPO_SPECS=str(t["specs"]))
+        env.update(PASSK_ROWS=str(rows_file), PASSK_REPOS=repos, **({"PASSK_REPO_SPECS": specs} if specs else {}))
     preds, exits = {}, {}
     t0 = time.monotonic()
     try:
-        for r in rows:
-            iid = r["instance_id"]
+        for iid, commands in actions.items():
             dataset = out / "dataset" / iid
             dataset.mkdir(parents=True, exist_ok=True)
-            (dataset / "test.jsonl").write_text(json.dumps(r) + "\n")
+            (dataset / "test.jsonl").write_text(json.dumps(rows[iid]) + "\n")
             model = {"model": {"outputs": [{"role": "assistant", "content": f"THOUGHT: step {i}",
                                             "extra": {"actions": [{"command": a}], "cost": 0.0}}
-                                           for i, a in enumerate(ROLLOUTS[iid])]}}
+                                           for i, a in enumerate(commands)]}}
             (out / f"model-{iid}.yaml").write_text(json.dumps(model))
             runs = out / "runs" / iid
             s0 = time.monotonic()
             proc = subprocess.run([mini, "swebench", "--subset", str(dataset), "--split", "test", "-o", str(runs),
                                    "-c", "swebench.yaml", "-c", str(out / f"model-{iid}.yaml"), "--model-class",
-                                   "deterministic"], env=env, capture_output=True, text=True, timeout=900)
-            traj = json.loads(next(runs.rglob("*.traj.json")).read_text())
-            exits[iid] = traj.get("info", {}).get("exit_status")
+                                   "deterministic"], env=env, capture_output=True, text=True, timeout=1800)
+            trajs = list(runs.rglob("*.traj.json"))
+            exits[iid] = json.loads(trajs[0].read_text()).get("info", {}).get("exit_status") if trajs else None
             log(f"{iid}: mini-extra swebench exit {proc.returncode} in {time.monotonic() - s0:.1f} s, "
                 f"agent exit status {exits[iid]}")
-            if proc.returncode != 0:
+            if proc.returncode != 0 or not trajs:
                 log(proc.stdout[-2000:] + proc.stderr[-3000:])
-            pred = json.loads((runs / "preds.json").read_text()).get(iid) or {}
-            log("  submission: " + (json.dumps(pred.get("model_patch")) if pred.get("model_patch") else "(empty)"))
+            pred = json.loads((runs / "preds.json").read_text()).get(iid) if (runs / "preds.json").exists() else None
+            pred = pred or {"instance_id": iid, "model_name_or_path": "scripted", "model_patch": ""}
+            patch = pred.get("model_patch") or ""
+            log(f"  submission: {len(patch)} characters" + (f", {patch.count('diff --git')} file(s)" if patch else " (empty)"))
             preds[iid] = pred
     finally:
         if server is not None:
@@ -106,16 +117,15 @@ def drill(mini: str, out: Path, remote: bool = False, log=print) -> dict:
         time.sleep(0.2)
     log(f"agent sandboxes left on the engine: {len(left)}")
     (out / "preds.json").write_text(json.dumps(preds))
-    ev = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(t["rows"]), "--samples",
-                         str(out / "preds.json"), "--repos", str(t["repos"]), "--repo-specs", str(t["specs"]),
-                         "--out", str(out / "eval"), "--k", "1", "--quiet"], cwd=ROOT, capture_output=True, text=True)
+    ev = subprocess.run([sys.executable, "-m", "harness.cli", "evaluate", "--problems", str(rows_file), "--samples",
+                         str(out / "preds.json"), *repo_args, "--out", str(out / "eval"), "--k", "1", "--quiet", *extra],
+                        cwd=ROOT, capture_output=True, text=True)
     results = [json.loads(x) for x in (out / "eval" / "results.jsonl").read_text().splitlines()] \
         if (out / "eval" / "results.jsonl").exists() else []
     verdicts = {r["task_id"]: (r["status"], r["reason"]) for r in results}
     log(f"passk evaluate (exit {ev.returncode}): " + (", ".join(f"{k} {s} {w}" for k, (s, w) in sorted(verdicts.items()))
                                                      or ev.stderr[-1500:]))
-    return {"verdicts": verdicts, "left": len(left), "exits": exits, "seconds": seconds,
-            "ok": verdicts == EXPECTED and not left and all(v == "Submitted" for v in exits.values())}
+    return {"verdicts": verdicts, "left": len(left), "exits": exits, "seconds": seconds, "preds": preds}
 
 
 def _wait_healthy(port: int, server) -> None:
