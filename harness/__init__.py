@@ -3,7 +3,7 @@
 The public names below are imported when first used (PEP 562), so that a command that needs little of passk
 (passk-docker, run once per agent command) does not pay for all of it."""
 
-from importlib import import_module
+from importlib import import_module as _import_module
 
 from harness.core.version import __version__  # noqa: F401 - in __all__
 
@@ -33,7 +33,7 @@ __all__ = ["BigCodeBenchSettings", "Checker", "EvalPlusSettings", "Evaluator", "
 
 def __getattr__(name: str):
     if name in _WHERE:
-        value = getattr(import_module(_WHERE[name]), name)
+        value = getattr(_import_module(_WHERE[name]), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'harness' has no attribute {name!r}")

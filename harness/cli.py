@@ -704,7 +704,8 @@ def cmd_serve(args) -> int:
 def cmd_doctor(args) -> int:
     from harness.execution.doctor import checks, format_checks, healthy
 
-    found = checks(args.base_image)
+    from harness.sessions.sandbox import doctor_checks
+    found = checks(args.base_image) + doctor_checks()
     print(format_checks(found))
     return 0 if healthy(found) else 1
 

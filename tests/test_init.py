@@ -2,9 +2,23 @@ import harness
 
 
 def test_public_names_are_exactly_all():
+    for name in harness.__all__:   # imported when first used: each one resolves
+        getattr(harness, name)
     public = {name for name in vars(harness) if not name.startswith("_")}
     modules = {name for name in public if type(getattr(harness, name)).__name__ == "module"}
     assert set(harness.__all__) == (public - modules) | {"__version__"}
+    assert set(dir(harness)) == set(harness.__all__)
+
+
+def test_importing_harness_imports_no_stage():
+    """passk-docker runs once per agent command: `import harness` must not import the stages behind the
+    public names (the executor, the runner, Docker's SDK) until one is used."""
+    import subprocess
+    import sys
+    code = ("import sys, harness.integrations.passk_docker; "
+            "print(sorted(m for m in sys.modules if m.startswith(('harness.execution', 'harness.run', 'docker'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
 
 
 def test_the_wheel_holds_every_file_the_images_are_built_from(tmp_path):

@@ -13,7 +13,8 @@ from .conftest import ROOT
 PACKAGE = ROOT / "harness"
 # In import order: a module may import its own stage and the stages before it. containers is the
 # in-container package (standard library only); the public API (harness/__init__.py) and the CLI are on top.
-STAGES = ("containers", "core", "inputs", "records", "scoring", "environments", "execution", "run", "serve", "integrations", "top")
+STAGES = ("containers", "core", "inputs", "records", "scoring", "environments", "execution", "run", "sessions", "serve",
+          "integrations", "top")
 TOP = {"harness", "harness.cli"}
 
 

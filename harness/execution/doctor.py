@@ -77,7 +77,6 @@ def checks(base_image: str | None = None) -> list[Check]:
                      f"passk images build --base-image {base_image}", needed=False))
     out += environment_checks(client, images[tag])
     out += repo_environment_checks(client)
-    out += agent_checks()
     out += language_checks(client, tag, images[tag])
     return out
 
@@ -180,22 +179,6 @@ def repo_environment_checks(client) -> list[Check]:
         out.append(Check("repository instance snapshots", True, f"{len(snaps)} under {instances.root()} "
                          f"({instances.disk_bytes() / 1e9:.2f} GB; each instance set up once)", "", needed=False))
     return out
-
-
-def agent_checks() -> list[Check]:
-    """The agent sandboxes on the engine (passk-docker's): the ones past their lifetime or idle too long are
-    removed here; the others are listed."""
-    from harness.sessions import sandbox
-    try:
-        gone = sandbox.sweep()
-        live = sandbox.listing()
-    except Exception as e:  # noqa: BLE001 - reported
-        return [Check("agent sandboxes", False, f"cannot list them ({type(e).__name__})", needed=False)]
-    found = f"{len(live)} running" + (f" ({', '.join(c['instance'] + ' ' + c['id'][:12] for c in live[:5])}"
-                                      f"{', ...' if len(live) > 5 else ''})" if live else "")
-    if gone:
-        found += f"; removed {len(gone)} past their lifetime or idle over {sandbox.IDLE_S} s"
-    return [Check("agent sandboxes (passk-docker)", True, found)]
 
 
 def format_checks(found: list[Check]) -> str:

@@ -302,7 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         call = parse(argv)
         if call.command == "version":
-            from harness import __version__
+            from harness.core.version import __version__
             _out(f"passk-docker {__version__} (passk's agent sandboxes: run -d, exec, stop, kill, rm)\n".encode())
             return 0
         if call.command not in ("run", "exec", "stop", "kill", "rm"):

@@ -624,3 +624,19 @@ def sweep(idle_s: float = IDLE_S, now: float | None = None) -> list[dict]:
         if f.name not in kept:
             f.unlink(missing_ok=True)
     return gone
+
+
+def doctor_checks() -> list:
+    """`passk doctor`'s lines for the agent sandboxes on the engine: the ones past their lifetime or idle too
+    long are removed here; the others are listed."""
+    from harness.execution.doctor import Check
+    try:
+        gone = sweep()
+        live = listing()
+    except Exception as e:  # noqa: BLE001 - reported
+        return [Check("agent sandboxes", False, f"cannot list them ({type(e).__name__})", needed=False)]
+    found = f"{len(live)} running" + (f" ({', '.join(c['instance'] + ' ' + c['id'][:12] for c in live[:5])}"
+                                      f"{', ...' if len(live) > 5 else ''})" if live else "")
+    if gone:
+        found += f"; removed {len(gone)} past their lifetime or idle over {IDLE_S} s"
+    return [Check("agent sandboxes (passk-docker, sessions)", True, found)]
