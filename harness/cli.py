@@ -324,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--repos", default=None, metavar="DIR",
                     help="repository tasks (SWE-bench rows, preloaded or inline): the repositories, DIR/<owner>/<name>")
     sv.add_argument("--sessions", type=_nonnegative_int, default=None,
-                    help="agent sessions (/v1/sessions: an instance's sandbox, command by command) open at once; "
+                    help="agent sessions (/v1/sessions: an instance's sandbox or a plain environment's, command by command) open at once; "
                          "beyond it, 429 with Retry-After (default: 8 where repository rows are preloaded, else "
                          "none; docs/agents.md)")
     sv.add_argument("--session-idle-s", type=_positive(float), default=600.0,
@@ -691,10 +691,7 @@ def cmd_serve(args) -> int:
     service = Service(limits, settings, options, problems)
     has_rows = any(p.channel == "repo" for p in problems.values())
     capacity = args.sessions if args.sessions is not None else (8 if has_rows else 0)
-    if capacity:
-        if not has_rows:
-            raise InputError("--sessions: a session is an instance's sandbox; preload its SWE-bench rows "
-                             "(--problems ROWS --repos DIR)")
+    if capacity:   # without rows, only plain environments' sessions ({"language": ...})
         from harness.serve.sessions import SessionPool
         service.sessions = SessionPool(service, capacity, args.session_idle_s)
     serve(args.host, args.port, service, token=args.token, log_level=args.log_level, grace_s=args.grace_s)

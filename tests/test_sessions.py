@@ -337,6 +337,42 @@ def test_passk_serve_sessions_and_passk_docker_through_them(tmp_path):
     assert not [c for c in sandbox.listing() if c["instance"] == "passk-tests__tinycalc-1"]
 
 
+@pytest.mark.docker
+def test_a_plain_environments_session_over_http_needs_no_rows_and_has_nothing_to_grade(tmp_path):
+    """A session of a plain environment (passk's Python image, an empty /testbed): a service with no rows
+    offers it; commands run as passk's user with no network; files go both ways; diff and grade are refused
+    (400), an unknown language is 400 naming it; nothing is left when the service stops."""
+    import urllib.error
+    from harness.sessions import sandbox
+    from tests.test_serve import Server
+    s = Server("--workers", "1", "--sessions", "1")
+    try:
+        made = s.post("/v1/sessions", {"language": "python", "lifetime_s": 600})
+        sid = made["id"]
+        assert made["instance_id"] == "plain:python"
+        got = s.post(f"/v1/sessions/{sid}/exec", {"command": "id -u; pwd; ls -A /testbed | wc -l; "
+                                                  "python3 -c 'import socket; socket.create_connection((\"1.1.1.1\", 53), 2)'"})
+        assert got["exit_code"] != 0 and got["output"].startswith("10001\n/testbed\n0\n"), got
+        assert "Network is unreachable" in got["output"] or "OSError" in got["output"], got
+        s.request("PUT", f"/v1/sessions/{sid}/files", {"path": "/testbed/a.py", "content": "print(6 * 7)\n"})
+        got = s.post(f"/v1/sessions/{sid}/exec", {"argv": ["python3", "a.py"]})
+        assert (got["exit_code"], got["output"]) == (0, "42\n"), got
+        for route, call in (("diff", lambda: s.get(f"/v1/sessions/{sid}/diff")),
+                            ("grade", lambda: s.post(f"/v1/sessions/{sid}/grade", {"reward": "binary"}))):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                call()
+            assert refused.value.code == 400 and "plain environment" in refused.value.read().decode(), route
+        with pytest.raises(urllib.error.HTTPError) as unknown:
+            s.post("/v1/sessions", {"language": "no-such-language"})
+        assert unknown.value.code == 400 and "no-such-language" in unknown.value.read().decode()
+        with pytest.raises(urllib.error.HTTPError) as both:
+            s.post("/v1/sessions", {"language": "python", "instance_id": "x"})
+        assert both.value.code == 400
+    finally:
+        s.stop()
+    assert not [c for c in sandbox.listing() if c["instance"] == "plain:python"]
+
+
 MINI_SWE_AGENT = "mini-swe-agent==2.4.6"
 
 

@@ -415,8 +415,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
 
     def pool():
         if service.sessions is None:
-            raise _Refused(404, "this service offers no sessions (passk serve --sessions N with repository rows "
-                                "preloaded: --problems ROWS --repos DIR)")
+            raise _Refused(404, "this service offers no sessions (passk serve --sessions N; an instance's "
+                                "needs its repository rows preloaded: --problems ROWS --repos DIR)")
         return service.sessions
 
     async def in_thread(fn, *args):
@@ -429,7 +429,8 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         if request.method == "GET":
             return JSONResponse({"sessions": p.listing(), "capacity": p.capacity, "idle_s": p.idle_s})
         req = parse_create(await _read_json(request, 1 << 20))
-        made = await in_thread(lambda: p.create(req["ref"], req["lifetime_s"], req["workdir"], req["env"], req["name"]))
+        made = await in_thread(lambda: p.create(req["ref"], req["lifetime_s"], req["workdir"], req["env"], req["name"],
+                                                req["language"]))
         return JSONResponse(made, status_code=201)
 
     @endpoint("/v1/sessions/{id}")
@@ -492,7 +493,7 @@ def build_app(service: Service, token: str | None = None) -> Starlette:
         if mode not in ("binary", "fraction"):
             raise InputError("reward: binary or fraction")
         r = p.get(ref)
-        patch = await in_thread(p.diff, ref)
+        patch = await in_thread(p.diff, ref)     # a plain environment's session: 400, it has nothing to grade
         if body.get("close"):
             await in_thread(p.close, ref)
         problem = service.problems[r.instance]

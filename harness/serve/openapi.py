@@ -176,8 +176,10 @@ def _session_paths(answers) -> dict:
     return {
         "/v1/sessions": {
             "get": {"summary": "The service's sessions", "responses": answers({"description": "sessions"}, "401", "404")},
-            "post": {"summary": "A sandbox of a preloaded SWE-bench instance, set up",
-                     "requestBody": body({"instance_id": text, "image": text, "lifetime_s": {"type": "number"},
+            "post": {"summary": "A sandbox of a preloaded SWE-bench instance, set up, or of a plain environment "
+                                "(language)",
+                     "requestBody": body({"instance_id": text, "image": text, "language": text,
+                                          "lifetime_s": {"type": "number"},
                                           "workdir": text, "env": env, "name": text}),
                      "responses": answers({"description": "made (201)"}, "400", "401", "404", "429", "503")}},
         "/v1/sessions/{id}": {

@@ -2,7 +2,9 @@
 with PASSK_URL: the agent's machine needs no Docker). The sandboxes are harness/sessions' own; this module is
 the pool the service keeps (a capacity, idle expiry, only its own sessions reachable) and the routes' bodies.
 
-    POST   /v1/sessions                 {"instance_id" | "image", "lifetime_s", "workdir", "env", "name"} -> 201
+    POST   /v1/sessions                 {"instance_id" | "image" | "language", "lifetime_s", "workdir", "env",
+                                         "name"} -> 201 (language: a plain environment, passk's image of it
+                                         with an empty /testbed; no diff or grade)
     GET    /v1/sessions                 the service's sessions
     GET    /v1/sessions/{id}            one (its id, a prefix of 12 or more, or its name)
     POST   /v1/sessions/{id}/exec       {"command": "..." (bash -c) | "argv": [...], "cwd", "env", "timeout_s",
@@ -26,6 +28,7 @@ from dataclasses import dataclass
 
 from harness.core.errors import HarnessError, InputError
 from harness.serve.service import Busy
+from harness.sessions.sandbox import PLAIN, is_plain
 
 DEFAULT_EXEC_TIMEOUT_S = 600.0
 DEFAULT_OUTPUT_BYTES = 1 << 20
@@ -124,9 +127,13 @@ class SessionPool:
 
     # -- what the routes do (each in a worker thread: they block on the engine)
 
-    def create(self, ref: str, lifetime_s: float = 3600, workdir: str = "/testbed", env: dict | None = None,
-               name: str | None = None) -> dict:
-        row = self.local.row(ref)    # an unknown instance: 400 before anything waits
+    def create(self, ref: str | None, lifetime_s: float = 3600, workdir: str = "/testbed", env: dict | None = None,
+               name: str | None = None, language: str | None = None) -> dict:
+        if language is not None:      # a plain environment: an unknown language is 400 before anything waits
+            from harness.inputs.languages import canonical
+            instance = PLAIN + canonical(language)
+        else:
+            instance = self.local.row(ref)["instance_id"]    # an unknown instance: 400 before anything waits
         with self._lock:
             if len(self._sessions) + self._starting >= self.capacity:
                 raise Busy(self.retry_after(), len(self._sessions) + self._starting, self.capacity)
@@ -135,12 +142,16 @@ class SessionPool:
             self._starting += 1
         try:
             lifetime = max(1.0, min(float(lifetime_s), self.max_lifetime_s))
-            sid = self.local.create(row["instance_id"], lifetime, workdir=workdir, env=env)
+            if language is not None:
+                sid = self.local.create_plain(instance[len(PLAIN):], lifetime, workdir=workdir, env=env,
+                                              runtime=self.service.settings.runtime)
+            else:
+                sid = self.local.create(instance, lifetime, workdir=workdir, env=env)
         finally:
             with self._lock:
                 self._starting -= 1
         now = time.time()
-        rec = Record(sid, row["instance_id"], name, now, now, now + lifetime)
+        rec = Record(sid, instance, name, now, now, now + lifetime)
         with self._lock:
             self._sessions[sid] = rec
         return self.describe(rec, now)
@@ -201,6 +212,9 @@ class SessionPool:
 
     def diff(self, ref: str) -> str:
         r = self.get(ref)
+        if is_plain(r.instance):
+            raise InputError(f"session {r.id[:12]} is a plain environment ({r.instance}): it has no instance's "
+                             "tree to diff against or grade")
         self.touch(r)
         try:
             return self.local.diff(r.id)
@@ -265,15 +279,17 @@ def _known(body, allowed: set) -> dict:
 
 
 def parse_create(body) -> dict:
-    body = _known(body, {"instance_id", "image", "lifetime_s", "workdir", "env", "name"})
+    body = _known(body, {"instance_id", "image", "language", "lifetime_s", "workdir", "env", "name"})
     ref = _str(body, "instance_id") or _str(body, "image")
-    if ref is None:
-        raise InputError("instance_id (or image, a SWE-bench image name): the instance the session is for")
+    language = _str(body, "language", limit=64)
+    if (ref is None) == (language is None):
+        raise InputError("instance_id (or image, a SWE-bench image name): the instance the session is for; or "
+                         "language (python, cpp, ...): a plain environment; one of them")
     workdir = _str(body, "workdir", "/testbed")
     if not workdir.startswith("/"):
         raise InputError("workdir: an absolute path")
-    return {"ref": ref, "lifetime_s": _number(body, "lifetime_s", 3600, 1, 24 * 3600), "workdir": workdir,
-            "env": _env(body), "name": _str(body, "name", limit=128)}
+    return {"ref": ref, "language": language, "lifetime_s": _number(body, "lifetime_s", 3600, 1, 24 * 3600),
+            "workdir": workdir, "env": _env(body), "name": _str(body, "name", limit=128)}
 
 
 def parse_exec(body, max_timeout_s: float) -> dict:

@@ -92,6 +92,19 @@ class LocalSessions:
         """A sandbox of the instance `ref` names, set up: its id."""
         return sandbox.start(self.prepared(self.row(ref)), lifetime_s, name=name, workdir=workdir, env=env)
 
+    def create_plain(self, language: str = "python", lifetime_s: float = 7200, name: str | None = None,
+                     workdir: str = "/testbed", env: dict | None = None, runtime: str = "runc") -> str:
+        """A sandbox of a plain environment (passk's image of `language`, an empty /testbed): its id. No
+        rows are needed."""
+        key = f"{sandbox.PLAIN}{language}\0{runtime}"
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._prepared:
+                self._prepared[key] = sandbox.prepare_plain(language, runtime)
+            prepared = self._prepared[key]
+        return sandbox.start(prepared, lifetime_s, name=name, workdir=workdir, env=env)
+
     def find(self, ref: str) -> Found | None:
         """The session `ref` names (its id, a prefix of it, or its name), or None (another container is not
         a session)."""

@@ -47,6 +47,11 @@ IDLE_S = 3600                          # a sandbox with no command begun or ende
 # the sandbox made ready, as its own user: the venv (the environment's, then what the install changed, less
 # what it removed), the tree, and HOME's shell files
 _SETUP = r"""set -eu
+if [ ! -d /opt/passk/agent/testbed ]; then   # a plain environment: no tree, no venv of an environment's
+  : > /root/.bashrc
+  printf '%s\n' '. "$HOME/.bashrc"' > /root/.profile
+  exit 0
+fi
 cp -a /opt/passk/venv/. /venv/
 if [ -d /opt/passk/agent/venv ]; then cp -a /opt/passk/agent/venv/. /venv/; fi
 if [ -f /opt/passk/agent/venv-deleted ]; then
@@ -147,16 +152,41 @@ sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os
 """
 
 
+PLAIN = "plain:"                       # a plain environment's session is labelled plain:<language>
+
+
 @dataclass
 class Prepared:
-    """An instance ready for sandboxes: its environment's image and its snapshot on this machine."""
+    """An instance ready for sandboxes: its environment's image and its snapshot on this machine; or a plain
+    environment (snapshot None): passk's image of a language, an empty /testbed, no tree to diff or grade."""
     instance_id: str
     image: str
     image_id: str
-    snapshot: Path
+    snapshot: Path | None
     env: dict
     limits: object          # config.Limits: the repository task's (memory, processes, space)
     runtime: str = "runc"
+
+    @property
+    def plain(self) -> bool:
+        return self.snapshot is None
+
+
+def is_plain(instance: str) -> bool:
+    """Whether a session's instance label is a plain environment's."""
+    return instance.startswith(PLAIN)
+
+
+def prepare_plain(language: str = "python", runtime: str = "runc") -> Prepared:
+    """A plain environment: passk's image of `language` (its toolchain on passk's sandbox image, built if
+    missing, as `passk evaluate --language` builds it) with passk's default limits; an unknown language is an
+    InputError naming the ones passk has."""
+    from harness.execution.sandbox.docker import resolve_image
+    from harness.inputs.config import Limits, SandboxSettings
+    from harness.inputs.languages import canonical
+    lang = canonical(language)
+    facts = resolve_image(_client(), SandboxSettings(language=lang, runtime=runtime))
+    return Prepared(PLAIN + lang, facts["image"], facts["image_id"], None, {}, Limits(), runtime)
 
 
 def _problems(rows: list[tuple[str, dict]], repos: str, specs: str | None, pins: str) -> dict:
@@ -264,10 +294,10 @@ def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdi
     if not runc:
         ulimits.append(docker.types.Ulimit(name="nproc", soft=int(lim.pids), hard=int(lim.pids)))
     owned = f"rw,nosuid,nodev,exec,size={space}m,mode=0755,uid={UID},gid={UID}"
-    binds = [f"{p.snapshot / 'testbed'}:{SNAPSHOT}/testbed:ro"]
-    if (p.snapshot / "venv").is_dir():
+    binds = [] if p.plain else [f"{p.snapshot / 'testbed'}:{SNAPSHOT}/testbed:ro"]
+    if not p.plain and (p.snapshot / "venv").is_dir():
         binds.append(f"{p.snapshot / 'venv'}:{SNAPSHOT}/venv:ro")
-    if (p.snapshot / "venv-deleted").is_file():
+    if not p.plain and (p.snapshot / "venv-deleted").is_file():
         binds.append(f"{p.snapshot / 'venv-deleted'}:{SNAPSHOT}/venv-deleted:ro")
     host = client.api.create_host_config(
         network_mode="none", read_only=True, binds=binds, auto_remove=True,
@@ -279,9 +309,12 @@ def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdi
         ulimits=ulimits, runtime=None if runc else p.runtime, init=False, ipc_mode="private", sysctls=IPC_SYSCTLS)
     lifetime = int(max(1, min(float(lifetime_s), MAX_LIFETIME_S)))
     labels = {LABEL_AGENT: p.instance_id[:200], LABEL_EXPIRES: str(int(time.time()) + lifetime)}
-    environment = {"PATH": "/venv/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": "/venv", "HOME": HOME,
-                   "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/opt/passk/wheels",
-                   "PIP_DISABLE_PIP_VERSION_CHECK": "1", **p.env, **(env or {})}
+    if p.plain:
+        environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": HOME, "LANG": "C.UTF-8", **(env or {})}
+    else:
+        environment = {"PATH": "/venv/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": "/venv", "HOME": HOME,
+                       "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/opt/passk/wheels",
+                       "PIP_DISABLE_PIP_VERSION_CHECK": "1", **p.env, **(env or {})}
     created = client.api.create_container(
         p.image, entrypoint=["/usr/bin/python3", "-I", "-S", "-c", _KEEPER], command=[str(lifetime)],
         user="0:0", working_dir=workdir,
