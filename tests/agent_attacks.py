@@ -9,6 +9,7 @@ host has nothing left). `contained` is the expected outcome of every row: the la
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import socket
@@ -70,17 +71,20 @@ class Lab:
             self.sessions.remove(sid)
 
 
-def _host_listener() -> tuple[int, Callable[[], bool]]:
-    """A TCP service on the host's loopback: its port and whether anyone connected."""
+@contextlib.contextmanager
+def _host_listener():
+    """A TCP service on the host's loopback while the block runs: (its port, whether anyone connected). Its
+    thread ends with the block (a thread left running for minutes was seen by a later test of the same
+    process: the test worker's state probe counts threads)."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(8)
-    srv.settimeout(0.5)
-    hit = threading.Event()
+    srv.settimeout(0.2)
+    hit, done = threading.Event(), threading.Event()
 
     def accept():
-        end = time.monotonic() + 120
-        while time.monotonic() < end:
+        end = time.monotonic() + 300
+        while time.monotonic() < end and not done.is_set():
             try:
                 conn, _ = srv.accept()
                 hit.set()
@@ -88,8 +92,13 @@ def _host_listener() -> tuple[int, Callable[[], bool]]:
             except OSError:
                 continue
         srv.close()
-    threading.Thread(target=accept, daemon=True).start()
-    return srv.getsockname()[1], hit.is_set
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield srv.getsockname()[1], hit.is_set
+    finally:
+        done.set()
+        thread.join(5)
 
 
 def _host_processes(marker: str) -> int:
@@ -156,7 +165,10 @@ def attacks(lab: Lab) -> list[tuple[str, str, Callable[[], tuple[bool, str]]]]:
         return "No such file" in out and "srw" not in out, out.strip().splitlines()[-1][:120]
 
     def network():
-        port, hit = _host_listener()
+        with _host_listener() as (port, hit):
+            return _network(port, hit)
+
+    def _network(port, hit):
         code, out = s("cat /proc/net/dev | tail -n +3 | cut -d: -f1 | tr -d ' '; echo ---; "
                       "tail -n +2 /proc/net/route | wc -l; "
                       "python - <<'EOF'\nimport socket\nfor host, port in [('127.0.0.1', %d), ('172.17.0.1', %d), "
