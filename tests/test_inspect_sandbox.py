@@ -338,3 +338,34 @@ def test_a_sample_that_names_a_swe_bench_instance_gets_its_sandbox(tmp_path):
     assert tool_output.split() == ["10001", "/testbed"], tool_output
     assert "+    return sum(xs) / len(xs) if xs else 0.0" in diffs[0], diffs
     assert not [c for c in sessions_sandbox.listing() if c["instance"] == row["instance_id"]]
+
+
+@pytest.mark.docker
+def test_a_plain_sample_is_a_session_sandbox_its_commands_keep_alive():
+    """A plain sample's container is the session layer's sandbox (the one passk-docker and serve's sessions
+    start), laid out for inspect: listed among the agent sandboxes, its PID 1 the keeper no command can
+    signal; and every command counts as activity, so the session layer's idle sweep (another passk-docker's
+    or serve's, `passk doctor`) does not take a sample that is in use (a bug: the provider's commands did not
+    count, and a sample idle by that measure for an hour was swept under inspect's feet)."""
+    import os
+    import time
+
+    from harness.sessions import sandbox as sessions_sandbox
+
+    async def body(box):
+        cid = box.container_id
+        os.utime(sessions_sandbox._activity(cid), (time.time() - 7200, time.time() - 7200))
+        before = [c for c in sessions_sandbox.listing() if c["id"] == cid]
+        killed = await box.exec(["sh", "-c", "kill -9 1; echo $?"])
+        after = [c for c in sessions_sandbox.listing() if c["id"] == cid]
+        swept = sessions_sandbox.sweep(idle_s=600)
+        alive = await box.exec(["echo", "alive"])
+        return before, killed, after, swept, alive
+
+    before, killed, after, swept, alive = asyncio.run(_in_a_sample(body))
+    assert before and before[0]["instance"].startswith("plain:inspect") and before[0]["idle_s"] >= 7000
+    assert killed.stdout.strip() != "0"
+    assert after and after[0]["idle_s"] < 600
+    assert not [c for c in swept if c["id"] == before[0]["id"]]
+    assert alive.stdout == "alive\n"
+    assert _left() == 0

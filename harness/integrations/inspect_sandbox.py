@@ -5,13 +5,15 @@ inspect finds this provider through the `inspect_ai` entry point of passk's pack
 needs no change and no import of passk. The contract is inspect's own (inspect_ai/util/_sandbox/environment.py);
 how each part of it is met:
 
-- A container per sample, from passk's image (or a language's, or a library environment's, chosen by the
-  config below) with a `python` on its PATH: no network, a read-only root, every capability dropped,
-  no-new-privileges, Docker's init, private IPC with small System V limits, a process limit, a memory limit
-  (the processes and the files in /workspace and /tmp together), a CPU quota and a file-size limit. Nothing in
-  it runs as root: the container and every command run as passk's candidate user (uid 10001), whose home and
-  working directory is /workspace (a tmpfs; /tmp is another). A command asked to run as another user gets
-  inspect's SandboxUserUnsupportedError (inspect's own tools then fall back to the default user).
+- A container per sample, a sandbox of passk's session layer (harness/sessions/sandbox.start, as passk-docker's
+  and serve's sessions) laid out for this contract: from passk's image (or a language's, or a library
+  environment's, chosen by the config below) with a `python` on its PATH: no network, a read-only root,
+  every capability dropped, no-new-privileges, private IPC with small System V limits, a process limit, a
+  memory limit (the processes and the files in /workspace and /tmp together), a CPU quota and a file-size
+  limit. Every command runs as passk's candidate user (uid 10001), whose home and working directory is
+  /workspace (a tmpfs; /tmp is another); the only other process is the session layer's keeper, PID 1
+  (uid 0 of the container with the KILL capability alone: it reaps orphans, and nothing the sample runs can
+  signal it).
 - `exec`: the command runs under GNU timeout started by absolute path (`timeout` seconds, wall clock, as
   inspect's docker sandbox; then SIGKILL after 1 s), in a process group of its own; a timeout is
   inspect's TimeoutError (with the output so far as `truncated_output`). Each of stdout and stderr is held to
@@ -77,6 +79,7 @@ HOST_MARGIN_S = 15.0              # the host gives up on a timed command this lo
 FILE_OP_TIMEOUT_S = 120           # write_file/read_file: inspect's TimeoutError after this long
 EXIT_WAIT_S = 10.0                # how long the engine may take to report an ended command's exit code
 PGID_DIGITS = 10                  # the wrapper's first stderr bytes: its process group, zero-padded
+ENDED_WAIT_S = 2.0                # under gVisor, how long a command's signal-like exit waits to see its container end
 DRAIN_S = 5.0                     # past the output limit, how long to read on for the process group (dropped)
 
 # The command as the container runs it: a shell (by absolute path) writes its own pid, which `exec` makes
@@ -228,50 +231,32 @@ def image_for(cfg: PasskSandboxConfig) -> str:
         return tag
 
 
+def _labels() -> dict[str, str]:
+    """An inspect sample's labels, beside the session layer's own: `inspect sandbox cleanup passk` finds it by
+    them, and a later passk run's sweep removes it once this process is gone."""
+    return {LABEL_MANAGED: "1", LABEL_RUN: f"inspect-{uuid.uuid4().hex}", LABEL_OWNER_PID: str(os.getpid()),
+            LABEL_OWNER_HOST: socket.gethostname(), LABEL_INSPECT: "1"}
+
+
 def _start_container(cfg: PasskSandboxConfig, live: "_Live") -> str:
-    import docker
-    from harness.execution.sandbox.docker import IPC_SYSCTLS, RUNSC_MEMORY_HEADROOM_MB, RUNSC_PIDS_BACKSTOP
-    client = _docker()
+    """A plain sample's sandbox, from the session layer (harness/sessions/sandbox.start, as passk-docker's and
+    serve's) laid out as this contract says: /workspace the user's (HOME and the working directory), /tmp,
+    the config's limits. `live` knows the container from its creation on."""
+    from harness.inputs.config import Limits
+    from harness.sessions import sandbox
     image = image_for(cfg)
-    runc = cfg.runtime == "runc"
-    # under gVisor the cgroup holds the sandbox kernel too: room for it above the sample's own memory
-    memory = int(cfg.memory_mb) + (0 if runc else RUNSC_MEMORY_HEADROOM_MB)
-    fsize = max(int(cfg.workspace_mb), int(cfg.tmp_mb)) << 20
-    ulimits = [docker.types.Ulimit(name="nofile", soft=int(cfg.open_files), hard=int(cfg.open_files)),
-               docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)]
-    # Under gVisor the pids cgroup also counts the sandbox kernel's own threads: there it is a backstop and
-    # the process limit is RLIMIT_NPROC inside the sandbox kernel (whose uids are the container's own); under
-    # runc RLIMIT_NPROC would count uid 10001's processes in every container, so the cgroup is the limit.
-    if not runc:
-        ulimits.append(docker.types.Ulimit(name="nproc", soft=int(cfg.pids), hard=int(cfg.pids)))
-    host = client.api.create_host_config(
-        network_mode="none", read_only=True,
-        tmpfs={WORKSPACE: f"rw,nosuid,nodev,exec,size={int(cfg.workspace_mb)}m,mode=0755,uid={UID},gid={UID}",
-               "/tmp": f"rw,nosuid,nodev,exec,size={int(cfg.tmp_mb)}m,mode=1777"},
-        shm_size="4m", cap_drop=["ALL"], security_opt=["no-new-privileges"],
-        pids_limit=int(cfg.pids) if runc else RUNSC_PIDS_BACKSTOP,
-        mem_limit=f"{memory}m", memswap_limit=f"{memory}m", nano_cpus=int(float(cfg.cpus) * 1e9),
-        ulimits=ulimits, runtime=None if runc else cfg.runtime, init=True, ipc_mode="private", sysctls=IPC_SYSCTLS)
-    token = uuid.uuid4().hex
-    labels = {LABEL_MANAGED: "1", LABEL_RUN: f"inspect-{token}", LABEL_OWNER_PID: str(os.getpid()),
-              LABEL_OWNER_HOST: socket.gethostname(), LABEL_INSPECT: "1"}
-    created = client.api.create_container(
-        image, entrypoint=["/usr/bin/sleep"], command=["infinity"], user=f"{UID}:{UID}", working_dir=WORKSPACE,
-        environment={"HOME": WORKSPACE, "LANG": "C.UTF-8"}, labels=labels, host_config=host,
-        name=f"passk-inspect-{token[:12]}", network_disabled=True)
-    cid = created["Id"]
-    live.add(cid)   # at once: a sample cancelled while its container starts never sees the id, its batch's cleanup does
-    try:
-        client.api.start(cid)
-    except Exception:
-        live.remove(cid)
-        raise
-    return cid
+    layout = sandbox.Layout(tree=WORKSPACE, tree_mb=int(cfg.workspace_mb), tmp_mb=int(cfg.tmp_mb),
+                            memory_mb=int(cfg.memory_mb), cpus=float(cfg.cpus), pids=int(cfg.pids),
+                            open_files=int(cfg.open_files))
+    prepared = sandbox.Prepared(f"{sandbox.PLAIN}inspect-{cfg.language}"[:200], image, image, None, {}, Limits(),
+                                cfg.runtime, layout)
+    return sandbox.start(prepared, INSTANCE_LIFETIME_S, name=f"passk-inspect-{uuid.uuid4().hex[:12]}",
+                         workdir=WORKSPACE, labels=_labels(), created=live.add)
 
 
 _sessions: dict[tuple, Any] = {}
 _sessions_lock = threading.Lock()
-INSTANCE_LIFETIME_S = 24 * 3600     # a sample's instance sandbox, at most (its cleanup removes it before)
+INSTANCE_LIFETIME_S = 24 * 3600     # a sample's sandbox, at most (its cleanup removes it before)
 
 
 def _instance_sessions(cfg: PasskSandboxConfig):
@@ -296,16 +281,21 @@ def _start_instance(cfg: PasskSandboxConfig, instance_id: str, live: "_Live") ->
         sessions.row(instance_id)
     except Exception as e:
         raise ValueError(f"passk sandbox: {e}") from None
-    cid = sessions.create(instance_id, INSTANCE_LIFETIME_S)
-    live.add(cid)
-    return cid
+    return sessions.create(instance_id, INSTANCE_LIFETIME_S, labels=_labels(), created=live.add)
 
 
-def _running(cid: str) -> bool:
-    try:
-        return bool(_docker().api.inspect_container(cid)["State"]["Running"])
-    except Exception:
-        return False
+def _running(cid: str, wait_s: float = 0.0) -> bool:
+    """Whether the container still runs, asked again for up to `wait_s` seconds: a gVisor sandbox whose kernel
+    a command's memory ended can still be listed as running when the command's exit code comes back."""
+    end = time.monotonic() + wait_s
+    while True:
+        try:
+            running = bool(_docker().api.inspect_container(cid)["State"]["Running"])
+        except Exception:
+            return False
+        if not running or time.monotonic() >= end:
+            return running
+        time.sleep(0.1)
 
 
 class _Live(LiveContainers):
@@ -407,6 +397,8 @@ def _run(run: _Run, argv: list[str], stdin: bytes | None, workdir: str, env: dic
         raise
     sock = getattr(raw, "_sock", raw)
     run.sock = sock
+    from harness.sessions.sandbox import touch
+    touch(run.cid)   # the session layer's idle sweep counts from a sandbox's last command, begun or ended
 
     def feed():
         try:
@@ -473,6 +465,7 @@ def _run(run: _Run, argv: list[str], stdin: bytes | None, workdir: str, env: dic
                 break
     finally:   # first: the engine must not be left holding output nobody reads (it then never ends the command)
         _hang_up(sock)
+        touch(run.cid)
     seconds = time.monotonic() - started
     if overflow is not None:
         run.kill()
@@ -623,7 +616,9 @@ class PasskSandboxEnvironment(SandboxEnvironment):
         except _Overflow as o:
             raise OutputLimitExceededError(SandboxEnvironmentLimits.MAX_EXEC_OUTPUT_SIZE_STR,
                                            o.kept.decode("utf-8", "replace")) from None
-        if (code >= 126 or code < 0) and not await anyio.to_thread.run_sync(_running, self.container_id):
+        if (code >= 126 or code < 0) and not await anyio.to_thread.run_sync(
+                _running, self.container_id, ENDED_WAIT_S if self.config.runtime != "runc" and code not in (126, 127)
+                else 0.0):
             # the container died under the command (under gVisor, a sample past its memory ends the sandbox
             # kernel with it): the engine's words are not the command's output
             raise SandboxUnavailableError(f"the sample's passk container ended during the command (exit {code}); "

@@ -88,9 +88,10 @@ class LocalSessions:
             return self._prepared[iid]
 
     def create(self, ref: str, lifetime_s: float = 7200, name: str | None = None, workdir: str = "/testbed",
-               env: dict | None = None) -> str:
-        """A sandbox of the instance `ref` names, set up: its id."""
-        return sandbox.start(self.prepared(self.row(ref)), lifetime_s, name=name, workdir=workdir, env=env)
+               env: dict | None = None, labels: dict | None = None, created=None) -> str:
+        """A sandbox of the instance `ref` names, set up: its id (labels and created as sandbox.start's)."""
+        return sandbox.start(self.prepared(self.row(ref)), lifetime_s, name=name, workdir=workdir, env=env,
+                             labels=labels, created=created)
 
     def create_plain(self, language: str = "python", lifetime_s: float = 7200, name: str | None = None,
                      workdir: str = "/testbed", env: dict | None = None, runtime: str = "runc") -> str:

@@ -20,7 +20,10 @@ container of passk's, for the agent to work in with shell commands until it subm
   the sandbox on the engine's signal (a fork bomb's processes ended without a fork) and lives for the
   sandbox's lifetime; the engine removes the container when it ends (AutoRemove): a sandbox whose agent died
   goes away by itself; sweep() removes the ones past their time before then, and remove() at once. A
-  command's background processes outlive it (as under `docker exec`) until the sandbox is reset or removed. Labels: org.passk.agent (the instance), org.passk.agent-expires."""
+  command's background processes outlive it (as under `docker exec`) until the sandbox is reset or removed. Labels: org.passk.agent (the instance), org.passk.agent-expires.
+- A plain environment has no instance: passk's image of a language and an empty /testbed. A caller with a
+  contract of its own (the inspect provider's samples) lays one out itself (Layout): one writable folder that
+  is also HOME, /tmp, and the whole sandbox's memory, processes and CPU as its config says."""
 
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from harness.core.errors import HarnessError
 
@@ -155,6 +159,21 @@ sys.exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 128 + os
 PLAIN = "plain:"                       # a plain environment's session is labelled plain:<language>
 
 
+@dataclass(frozen=True)
+class Layout:
+    """A plain sandbox as its caller lays it out: `tree` the one writable folder (a tmpfs of the user's, also
+    its HOME and working directory) beside /tmp; `memory_mb` the whole sandbox's (its processes and both
+    tmpfs together; gVisor's kernel gets room above it); no shell files, no /venv, no /root."""
+    tree: str
+    tree_mb: int
+    tmp_mb: int
+    memory_mb: int
+    cpus: float
+    pids: int
+    open_files: int
+    shm_mb: int = 4
+
+
 @dataclass
 class Prepared:
     """An instance ready for sandboxes: its environment's image and its snapshot on this machine; or a plain
@@ -166,6 +185,7 @@ class Prepared:
     env: dict
     limits: object          # config.Limits: the repository task's (memory, processes, space)
     runtime: str = "runc"
+    layout: Layout | None = None   # a plain sandbox its caller lays out (limits then unused)
 
     @property
     def plain(self) -> bool:
@@ -279,53 +299,70 @@ def _client():
 
 
 def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdir: str = "/testbed",
-          env: dict | None = None) -> str:
-    """A sandbox of the instance, set up and ready: its container's id."""
+          env: dict | None = None, labels: dict | None = None, created: Callable[[str], None] | None = None) -> str:
+    """A sandbox of the instance, set up and ready: its container's id. `labels` are added to the sandbox's
+    own; `created(id)` is called as soon as the container exists (before it starts), so a caller that is
+    cancelled while it starts still knows what to remove."""
     import docker
     from harness.execution.sandbox.docker import IPC_SYSCTLS, RUNSC_MEMORY_HEADROOM_MB, RUNSC_PIDS_BACKSTOP
     client = _client()
-    lim = p.limits
     runc = p.runtime == "runc"
-    space = int(lim.tmpfs_mb)
-    memory = int(lim.memory_mb) + 4 * space + 256 + (0 if runc else RUNSC_MEMORY_HEADROOM_MB)
-    fsize = max(space << 20, int(lim.file_size_bytes))
-    ulimits = [docker.types.Ulimit(name="nofile", soft=max(1024, int(lim.open_files)), hard=max(1024, int(lim.open_files))),
+    headroom = 0 if runc else RUNSC_MEMORY_HEADROOM_MB
+    lay = p.layout
+    if lay is None:
+        lim = p.limits
+        space = int(lim.tmpfs_mb)
+        memory = int(lim.memory_mb) + 4 * space + 256 + headroom
+        fsize = max(space << 20, int(lim.file_size_bytes))
+        pids, cpus, files, shm = int(lim.pids), float(lim.cpus), max(1024, int(lim.open_files)), 64
+        owned = f"rw,nosuid,nodev,exec,size={space}m,mode=0755,uid={UID},gid={UID}"
+        tmpfs = {"/testbed": owned, "/venv": owned, HOME: owned.replace("mode=0755", "mode=0700"),
+                 "/tmp": f"rw,nosuid,nodev,exec,size={space}m,mode=1777"}
+    else:
+        memory = int(lay.memory_mb) + headroom
+        fsize = max(int(lay.tree_mb), int(lay.tmp_mb)) << 20
+        pids, cpus, files, shm = int(lay.pids), float(lay.cpus), int(lay.open_files), int(lay.shm_mb)
+        tmpfs = {lay.tree: f"rw,nosuid,nodev,exec,size={int(lay.tree_mb)}m,mode=0755,uid={UID},gid={UID}",
+                 "/tmp": f"rw,nosuid,nodev,exec,size={int(lay.tmp_mb)}m,mode=1777"}
+    ulimits = [docker.types.Ulimit(name="nofile", soft=files, hard=files),
                docker.types.Ulimit(name="fsize", soft=fsize, hard=fsize)]
     if not runc:
-        ulimits.append(docker.types.Ulimit(name="nproc", soft=int(lim.pids), hard=int(lim.pids)))
-    owned = f"rw,nosuid,nodev,exec,size={space}m,mode=0755,uid={UID},gid={UID}"
+        ulimits.append(docker.types.Ulimit(name="nproc", soft=pids, hard=pids))
     binds = [] if p.plain else [f"{p.snapshot / 'testbed'}:{SNAPSHOT}/testbed:ro"]
     if not p.plain and (p.snapshot / "venv").is_dir():
         binds.append(f"{p.snapshot / 'venv'}:{SNAPSHOT}/venv:ro")
     if not p.plain and (p.snapshot / "venv-deleted").is_file():
         binds.append(f"{p.snapshot / 'venv-deleted'}:{SNAPSHOT}/venv-deleted:ro")
     host = client.api.create_host_config(
-        network_mode="none", read_only=True, binds=binds, auto_remove=True,
-        tmpfs={"/testbed": owned, "/venv": owned, HOME: owned.replace("mode=0755", "mode=0700"),
-               "/tmp": f"rw,nosuid,nodev,exec,size={space}m,mode=1777"},
-        shm_size="64m", cap_drop=["ALL"], cap_add=["KILL"], security_opt=["no-new-privileges"],
-        pids_limit=int(lim.pids) if runc else RUNSC_PIDS_BACKSTOP,
-        mem_limit=f"{memory}m", memswap_limit=f"{memory}m", nano_cpus=int(float(lim.cpus) * 1e9),
+        network_mode="none", read_only=True, binds=binds, auto_remove=True, tmpfs=tmpfs,
+        shm_size=f"{shm}m", cap_drop=["ALL"], cap_add=["KILL"], security_opt=["no-new-privileges"],
+        pids_limit=pids if runc else RUNSC_PIDS_BACKSTOP,
+        mem_limit=f"{memory}m", memswap_limit=f"{memory}m", nano_cpus=int(cpus * 1e9),
         ulimits=ulimits, runtime=None if runc else p.runtime, init=False, ipc_mode="private", sysctls=IPC_SYSCTLS)
     lifetime = int(max(1, min(float(lifetime_s), MAX_LIFETIME_S)))
-    labels = {LABEL_AGENT: p.instance_id[:200], LABEL_EXPIRES: str(int(time.time()) + lifetime)}
-    if p.plain:
+    labels = {**(labels or {}), LABEL_AGENT: p.instance_id[:200], LABEL_EXPIRES: str(int(time.time()) + lifetime)}
+    if lay is not None:
+        environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": lay.tree, "LANG": "C.UTF-8", **(env or {})}
+    elif p.plain:
         environment = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": HOME, "LANG": "C.UTF-8", **(env or {})}
     else:
         environment = {"PATH": "/venv/bin:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": "/venv", "HOME": HOME,
                        "LANG": "C.UTF-8", "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "/opt/passk/wheels",
                        "PIP_DISABLE_PIP_VERSION_CHECK": "1", **p.env, **(env or {})}
-    created = client.api.create_container(
+    made = client.api.create_container(
         p.image, entrypoint=["/usr/bin/python3", "-I", "-S", "-c", _KEEPER], command=[str(lifetime)],
         user="0:0", working_dir=workdir,
         environment=environment, labels=labels, host_config=host, name=name, network_disabled=True)
-    cid = created["Id"]
+    cid = made["Id"]
     try:
+        if created is not None:
+            created(cid)
         client.api.start(cid)
-        code, out = run(cid, ["/bin/sh", "-c", _SETUP], workdir="/", timeout_s=SETUP_TIMEOUT_S)
-        if code != 0:
-            raise HarnessError(f"the sandbox of {p.instance_id} did not set up (exit {code}): "
-                               + out[-600:].decode("utf-8", "replace"))
+        if lay is None:   # a laid-out sandbox has nothing to set up
+            code, out = run(cid, ["/bin/sh", "-c", _SETUP], workdir="/", timeout_s=SETUP_TIMEOUT_S)
+            if code != 0:
+                raise HarnessError(f"the sandbox of {p.instance_id} did not set up (exit {code}): "
+                                   + out[-600:].decode("utf-8", "replace"))
     except BaseException:
         remove(cid)
         raise
