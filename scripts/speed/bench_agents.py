@@ -60,6 +60,26 @@ def main() -> int:
     ap.add_argument("--instance", action="append", default=[], help="a real instance (repeatable), with --rows")
     ap.add_argument("--write-docs", action="store_true")
     args = ap.parse_args()
+    real = []
+    if args.instance:   # read first: a name no row has is said now, not after minutes of measuring
+        from harness.core.errors import InputError
+        from harness.sessions.rows import read_rows
+        if not args.rows or not args.repos:
+            ap.error("--instance needs --rows and --repos")
+        try:
+            rows, _ = read_rows(":".join(args.rows))
+        except InputError as e:
+            print(f"bench_agents: {e}", file=sys.stderr)
+            return 2
+        every = {}
+        for r in rows:
+            every.setdefault(r["instance_id"], r)
+        missing = [i for i in args.instance if i not in every]
+        if missing:
+            print(f"bench_agents: {', '.join(missing)[:300]}: no such instance in {', '.join(args.rows)[:300]}",
+                  file=sys.stderr)
+            return 2
+        real = [every[i] for i in args.instance]
     from harness.sessions import sandbox
     from harness.sessions.local import LocalSessions
     from tests.repo_fixtures import write_task
@@ -127,15 +147,6 @@ def main() -> int:
             figures.table(["N at once", "wall (s)", "a rollout p50 / p99 (s)", "finished"], crow)]
 
     # -- idle memory (and a real instance's start)
-    real = []
-    if args.rows and args.instance:
-        every = {}
-        for path in args.rows:
-            for line in Path(path).read_text().splitlines():
-                if line.strip():
-                    r = json.loads(line)
-                    every.setdefault(r["instance_id"], r)
-        real = [every[i] for i in args.instance]
     mrow = []
     for rt in args.runtime or ["runc", "runsc"]:
         targets = [(iid, sessions_for(rt))] + [(r["instance_id"], LocalSessions([r], lambda r, rt=rt: sandbox.prepare(
