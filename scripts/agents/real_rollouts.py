@@ -48,15 +48,20 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--remote", action="store_true")
     args = ap.parse_args()
+    from harness.core.errors import InputError
+    from harness.sessions.rows import read_rows
+    try:
+        rows, _ = read_rows(":".join(args.rows))
+    except InputError as e:
+        print(f"real_rollouts: {e}", file=sys.stderr)
+        return 2
     every = {}
-    for path in args.rows:
-        for line in Path(path).read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                every.setdefault(r["instance_id"], r)
+    for r in rows:
+        every.setdefault(r["instance_id"], r)
     missing = [i for i in args.instance if i not in every]
     if missing:
-        raise SystemExit(f"not in the rows: {', '.join(missing)}")
+        print(f"real_rollouts: not in the rows: {', '.join(missing)[:300]}", file=sys.stderr)
+        return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     rows_file = out / "rows.jsonl"
