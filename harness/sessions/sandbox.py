@@ -370,6 +370,46 @@ def start(p: Prepared, lifetime_s: float = 7200, name: str | None = None, workdi
     return cid
 
 
+def _open(cid: str, argv: list[str], user: str, workdir: str, env: dict | None = None):
+    """An exec of argv in the sandbox, started with its stdin open: (the engine, the exec's id, its socket). A
+    sandbox that is gone, or an engine that refuses: HarnessError."""
+    from harness.sessions.engine import EngineError, NotFound, api as engine
+    api = engine()
+    try:
+        e = api.exec_create(cid, argv, stdin=True, user=user, workdir=workdir,
+                            environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)
+        raw = api.exec_start(e["Id"], socket=True)
+    except NotFound:
+        raise HarnessError(f"no such sandbox: {cid[:64]}") from None
+    except (EngineError, OSError) as err:
+        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {getattr(err, 'explanation', err)}") from None
+    touch(cid)
+    return api, e["Id"], getattr(raw, "_sock", raw)
+
+
+def _frames(buf: bytes) -> tuple[list[tuple[int, bytes]], bytes]:
+    """The whole frames of the engine's multiplexed stream at the start of `buf` ((stream, payload)), and what
+    is left of it."""
+    frames = []
+    while len(buf) >= 8:
+        size = struct.unpack(">I", buf[4:8])[0]
+        if len(buf) < 8 + size:
+            break
+        frames.append((buf[0], buf[8:8 + size]))
+        buf = buf[8 + size:]
+    return frames, buf
+
+
+def _exit_code(api, exec_id: str) -> int:
+    """The ended exec's exit status, as the engine reports it within 10 s of its output's end (137 after)."""
+    for _ in range(500):
+        info = api.exec_inspect(exec_id)
+        if not info.get("Running"):
+            return int(info.get("ExitCode") or 0)
+        time.sleep(0.02)
+    return 137
+
+
 def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None = None, timeout_s: float | None = None,
         limit: int = 16 << 20, sink=None, stop=None, root: bool = False) -> tuple[int, bytes]:
     """Run argv in the sandbox as its user, stdout and stderr as one stream: (exit status, output, at most
@@ -381,19 +421,8 @@ def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None =
         from harness.core.errors import InputError
         raise InputError("root in a sandbox only under gVisor (PASSK_RUNTIME=runsc), where it is not the host's "
                            "root; under runc every command runs as passk's user (10001)")
-    from harness.sessions.engine import EngineError, NotFound, api as engine
-    api = engine()
-    try:
-        e = api.exec_create(cid, ["/usr/bin/python3", "-I", "-S", "-c", _WRAPPER, *argv], stdin=True,
-                            user="0:0" if root else f"{UID}:{UID}", workdir=workdir,
-                            environment=[f"{k}={v}" for k, v in (env or {}).items()] or None)
-        raw = api.exec_start(e["Id"], socket=True)
-    except NotFound:
-        raise HarnessError(f"no such sandbox: {cid[:64]}") from None
-    except (EngineError, OSError) as err:
-        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {getattr(err, 'explanation', err)}") from None
-    sock = getattr(raw, "_sock", raw)
-    touch(cid)
+    api, exec_id, sock = _open(cid, ["/usr/bin/python3", "-I", "-S", "-c", _WRAPPER, *argv],
+                               "0:0" if root else f"{UID}:{UID}", workdir, env)
     deadline = None if timeout_s is None else time.monotonic() + float(timeout_s)
     out, buf, total, killed = bytearray(), b"", 0, False
     try:
@@ -414,12 +443,8 @@ def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None =
             if stop is not None and stop.is_set():
                 killed = True
                 break
-            buf += chunk
-            while len(buf) >= 8:
-                size = struct.unpack(">I", buf[4:8])[0]
-                if len(buf) < 8 + size:
-                    break
-                payload, buf = buf[8:8 + size], buf[8 + size:]
+            frames, buf = _frames(buf + chunk)
+            for _, payload in frames:
                 payload = payload[:max(0, limit - total)]
                 total += len(payload)
                 if sink is not None:
@@ -440,12 +465,7 @@ def run(cid: str, argv: list[str], workdir: str = "/testbed", env: dict | None =
     touch(cid)
     if killed:
         return 137, bytes(out)
-    for _ in range(500):
-        info = api.exec_inspect(e["Id"])
-        if not info.get("Running"):
-            return int(info.get("ExitCode") or 0), bytes(out)
-        time.sleep(0.02)
-    return 137, bytes(out)
+    return _exit_code(api, exec_id), bytes(out)
 
 
 # A file written into the sandbox, as its user: stdin's bytes (at most argv[2]) to argv[1], its folders made;
@@ -511,17 +531,7 @@ def _exec(cid: str, argv: list[str], data: bytes = b"", workdir: str = "/", time
     """A short command of passk's own in the sandbox as its user, `data` on its stdin: (exit status, stdout,
     stderr), each at most `limit` bytes; past `timeout_s`, status 137 (the container's command ends with the
     sandbox)."""
-    from harness.sessions.engine import EngineError, NotFound, api as engine
-    api = engine()
-    try:
-        e = api.exec_create(cid, argv, stdin=True, user=f"{UID}:{UID}", workdir=workdir)
-        raw = api.exec_start(e["Id"], socket=True)
-    except NotFound:
-        raise HarnessError(f"no such sandbox: {cid[:64]}") from None
-    except (EngineError, OSError) as err:
-        raise HarnessError(f"the sandbox {cid[:12]} cannot run a command: {getattr(err, 'explanation', err)}") from None
-    sock = getattr(raw, "_sock", raw)
-    touch(cid)
+    api, exec_id, sock = _open(cid, argv, f"{UID}:{UID}", workdir)
     deadline = time.monotonic() + timeout_s
     streams = {1: bytearray(), 2: bytearray()}
     buf = b""
@@ -538,12 +548,8 @@ def _exec(cid: str, argv: list[str], data: bytes = b"", workdir: str = "/", time
                 return 137, bytes(streams[1]), bytes(streams[2])
             if not chunk:
                 break
-            buf += chunk
-            while len(buf) >= 8:
-                size = struct.unpack(">I", buf[4:8])[0]
-                if len(buf) < 8 + size:
-                    break
-                kind, payload, buf = buf[0], buf[8:8 + size], buf[8 + size:]
+            frames, buf = _frames(buf + chunk)
+            for kind, payload in frames:
                 target = streams.get(kind, streams[2])
                 target += payload[:max(0, limit - len(target))]
     except OSError as err:
@@ -553,12 +559,7 @@ def _exec(cid: str, argv: list[str], data: bytes = b"", workdir: str = "/", time
             sock.close()
         except OSError:
             pass
-    for _ in range(500):
-        info = api.exec_inspect(e["Id"])
-        if not info.get("Running"):
-            return int(info.get("ExitCode") or 0), bytes(streams[1]), bytes(streams[2])
-        time.sleep(0.02)
-    return 137, bytes(streams[1]), bytes(streams[2])
+    return _exit_code(api, exec_id), bytes(streams[1]), bytes(streams[2])
 
 
 def write_file(cid: str, path: str, data: bytes, mode: int = 0o644, limit: int = 64 << 20) -> None:
