@@ -33,6 +33,21 @@ def test_an_image_passk_does_not_know_or_cannot_be_a_name_finds_nothing():
         assert cat.find(ref) is None, ref
 
 
+def test_rows_by_id_take_the_first_of_each_and_name_what_no_file_has(tmp_path):
+    from harness.core.errors import InputError
+    from harness.sessions.rows import pick
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.json"
+    a.write_text(json.dumps({"instance_id": "x__y-1", "n": 1}) + "\n\n" + json.dumps({"instance_id": "x__y-2"}) + "\n")
+    b.write_text(json.dumps([{"instance_id": "x__y-1", "n": 2}, {"instance_id": "x__y-3"}]))
+    got = pick([str(a), str(b)], ["x__y-3", "x__y-1"])
+    assert list(got) == ["x__y-3", "x__y-1"] and got["x__y-1"]["n"] == 1
+    with pytest.raises(InputError, match="x__y-9: no such instance in .*a.jsonl"):
+        pick([str(a), str(b)], ["x__y-1", "x__y-9"])
+    (tmp_path / "bad.jsonl").write_text('{"instance_id": "x__y-1"}\nnot json\n')
+    with pytest.raises(InputError, match="bad.jsonl:2"):
+        pick([str(tmp_path / "bad.jsonl")], ["x__y-1"])
+
+
 def test_docker_run_and_exec_read_as_docker_reads_them():
     from harness.integrations.passk_docker import env_pairs, parse
     c = parse(["run", "-d", "--name", "minisweagent-1a2b3c4d", "-w", "/testbed", "--rm",

@@ -38,3 +38,16 @@ def read_rows(names: str) -> tuple[list[dict], str]:
         rows.extend(r for r in (data if isinstance(data, list) else [])
                     if isinstance(r, dict) and isinstance(r.get("instance_id"), str))
     return rows, ", ".join(files)
+
+
+def pick(names: list[str], wanted: list[str]) -> dict[str, dict]:
+    """The rows of `wanted` instances, by id, from the files `names` (the first row of an id wins). A file
+    that cannot be read, or an id no file has: InputError naming them."""
+    rows, files = read_rows(":".join(names))
+    every: dict[str, dict] = {}
+    for r in rows:
+        every.setdefault(r["instance_id"], r)
+    missing = [i for i in wanted if i not in every]
+    if missing:
+        raise InputError(f"{', '.join(missing)[:300]}: no such instance in {files[:300]}")
+    return {i: every[i] for i in wanted}

@@ -49,18 +49,11 @@ def main() -> int:
     ap.add_argument("--remote", action="store_true")
     args = ap.parse_args()
     from harness.core.errors import InputError
-    from harness.sessions.rows import read_rows
+    from harness.sessions.rows import pick
     try:
-        rows, _ = read_rows(":".join(args.rows))
+        every = pick(args.rows, args.instance)
     except InputError as e:
         print(f"real_rollouts: {e}", file=sys.stderr)
-        return 2
-    every = {}
-    for r in rows:
-        every.setdefault(r["instance_id"], r)
-    missing = [i for i in args.instance if i not in every]
-    if missing:
-        print(f"real_rollouts: not in the rows: {', '.join(missing)[:300]}", file=sys.stderr)
         return 2
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

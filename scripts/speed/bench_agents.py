@@ -63,23 +63,14 @@ def main() -> int:
     real = []
     if args.instance:   # read first: a name no row has is said now, not after minutes of measuring
         from harness.core.errors import InputError
-        from harness.sessions.rows import read_rows
+        from harness.sessions.rows import pick
         if not args.rows or not args.repos:
             ap.error("--instance needs --rows and --repos")
         try:
-            rows, _ = read_rows(":".join(args.rows))
+            real = list(pick(args.rows, args.instance).values())
         except InputError as e:
             print(f"bench_agents: {e}", file=sys.stderr)
             return 2
-        every = {}
-        for r in rows:
-            every.setdefault(r["instance_id"], r)
-        missing = [i for i in args.instance if i not in every]
-        if missing:
-            print(f"bench_agents: {', '.join(missing)[:300]}: no such instance in {', '.join(args.rows)[:300]}",
-                  file=sys.stderr)
-            return 2
-        real = [every[i] for i in args.instance]
     from harness.sessions import sandbox
     from harness.sessions.local import LocalSessions
     from tests.repo_fixtures import write_task
