@@ -7,7 +7,8 @@ An exercise is a directory with `.meta/config.json`, whose `files` say what is w
                  CMakeLists.txt, Cargo.toml, the tests, the example, anything under .meta/ or .docs/)
     test         the tests: restored from the exercise before every run, whatever a candidate sent
     example      the reference solution (under .meta/): each file stands for the solution file of the same
-                 name, else of the same extension
+                 name, else of the same extension; a Rust reference's manifest is .meta/Cargo-example.toml
+                 where the track has one (the crates its solution uses)
     editor, invalidator   files the run needs as they are (Go's cases_test.go, go.mod; Java's build.gradle)
 
 The language is the one aider's runner picks, by the tests' extension (.py, .rs, .go, .js, .cpp, .java);
@@ -154,6 +155,9 @@ def read_exercise(path: Path, ceilings: Ceilings | None = None, track: str | Non
         if name not in tree and not _hidden(name):
             raise InputError(f"{where}: {name[:60]!r} (files.editor/invalidator) is not a file of the exercise")
     example = _examples(pkg, path, where, examples, editable)
+    cargo_example = path / ".meta" / "Cargo-example.toml"
+    if language == "rust" and pkg.is_file(cargo_example):   # Exercism's Rust track: the reference's own manifest
+        example["Cargo.toml"] = pkg.read_bytes(cargo_example, CONFIG_BYTES)
     slug = path.resolve().name
     track = track or _track_of(path) or language
     return Exercise(f"{track}/{slug}", language, slug, editable, tuple(tests), tree, example, extra, str(path))
