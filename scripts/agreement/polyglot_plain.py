@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 # aider's commands (benchmark.py run_unit_tests, npm-test.sh, cpp-test.sh); Java's Gradle replaced by javac and
 # JUnit's console launcher (the Gradle distribution cannot be downloaded here)
 JUNIT = "/usr/share/java/junit-platform-console-standalone.jar"
-ASSERTJ = "/usr/share/java/assertj-core.jar:/usr/share/java/com.android.json.jar"   # and org.json (Android's)
+ASSERTJ = "/usr/share/java/assertj-core.jar"
 COMMANDS = {
     "python": "python3 -m pytest",
     "rust": "mkdir -p .cargo && cp /opt/passk/cargo/config.toml .cargo/ && cargo test -- --include-ignored",
