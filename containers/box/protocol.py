@@ -49,7 +49,10 @@ STATUSES = (PASSED, FAILED, TIMED_OUT, ERROR)
 #   repo        a patch to a repository, judged by the repository's own tests (box/repo.py): the tests run
 #               in the patched code's process, so a patch can reach what they report; the exit status comes
 #               from the forkserver, and the host grades the log against it and the runner's own report.
-CHANNELS = ("proxy", "in_process", "io", "repo")
+#   project     a small project (an Exercism exercise) built and tested by its language's own tools
+#               (box/project.py): the candidate's code runs in the tests' process; the exit status comes
+#               from the forkserver, and the host asks the runner's own report for every declared test.
+CHANNELS = ("proxy", "in_process", "io", "repo", "project")
 
 # How the tests of the proxy and in_process channels start:
 #   check     the test code defines check(candidate); it is called with the entry point (HumanEval)

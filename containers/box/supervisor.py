@@ -14,6 +14,7 @@ from .channels.base import _describe
 from .cleanup import remove_tree, scrub
 from .files import ProgramTooLarge, _private_dir, _write_file
 from .judge import run_io
+from .project import run_project
 from .repo import run_repo
 from .labels import _marked, _native_label
 from .build import compile_argv
@@ -323,6 +324,8 @@ class Supervisor:
             return self.run_io(job)
         if channel == "repo":
             return run_repo(self, job)
+        if channel == "project":
+            return run_project(self, job)
         if job.get("build"):
             return self.run_native(job)
         if job.get("runner") == "evalplus":

@@ -20,6 +20,8 @@ def canonical_jobs(problems: dict[str, Problem], repeats: int, limits: Limits | 
     jobs = []
     for p in problems.values():
         p = ground_truth_problem(p)   # a BigCodeBench task's ground truth is not calibrated
+        if p.channel == "project":   # an exercise's reference runs as its own tree (inputs/projects.py)
+            p = replace(p, project=replace(p.project, reference=True))
         program = p.canonical_program
         if program is None or p.runner == "evalplus":   # EvalPlus tasks have limits of their own
             continue

@@ -143,6 +143,8 @@ class Executor(ABC):
             job = replace(job, checker=self.checker_program(spec.checker))
         if job.problem.channel == "repo":
             return self._repo_sibling(job), job
+        if job.problem.channel == "project":
+            return self._project_sibling(job), job
         if job.problem.channel != "io":
             return None, job
         image = image_of(job.language(self.settings.io_python))
@@ -174,6 +176,25 @@ class Executor(ABC):
                 settings = replace(self.settings, isolation="fresh", language=None, environment="none",
                                    repo_environment=to_settings(task.env, task.repos_dir, task.snapshots))
                 # its containers sized for the job's own limits where it carries some (an audit's relaxed ones)
+                sibling = self._siblings[key] = type(self)(job.limits or task.limits, settings, run_id=self.run_id,
+                                                           evalplus=self.evalplus)
+                sibling._share_slots(self)
+        return sibling
+
+    def _project_sibling(self, job: Job) -> "Executor":
+        """The executor of a language's projects (its project image, containers/projects/<language>/): made on
+        first use, with the projects' own limits, within this executor's slots. Its containers take one
+        candidate after another (the toolchain stays warm; each job's directory and processes are removed)."""
+        task = job.problem.project
+        if self.settings.project == task.language:
+            return None
+        key = "project:" + task.language
+        with self._lock:
+            sibling = self._siblings.get(key)
+            if sibling is None:
+                if self._closed:
+                    raise HarnessError(f"this {self._noun} is closed")
+                settings = replace(self.settings, language=None, environment="none", project=task.language)
                 sibling = self._siblings[key] = type(self)(job.limits or task.limits, settings, run_id=self.run_id,
                                                            evalplus=self.evalplus)
                 sibling._share_slots(self)

@@ -15,7 +15,7 @@ from harness.core import text
 from harness.core.constants import ERROR, FAILED, LABELS, PASSED, REASON_INFRASTRUCTURE, TIMED_OUT
 from harness.core.errors import HarnessError, SandboxUnavailableError
 from harness.execution.jobs import Job, host_wait_s, judge_limits, limits_record
-from harness.inputs import judge, languages
+from harness.inputs import judge, languages, projects
 from harness.inputs.config import Limits, SandboxSettings
 from harness.inputs.libraries import missing_hint
 from harness.records.manifest import now
@@ -79,6 +79,8 @@ class Pool:
             return job.limits
         if job.problem.channel == "repo":
             return job.problem.repo.limits
+        if job.problem.channel == "project":
+            return job.problem.project.limits
         if job.problem.judge is not None:
             return judge_limits(self.base, job.problem.judge)
         return self.base
@@ -93,6 +95,8 @@ class Pool:
             snapshot = self._instances.get(id(p))
             out["repo"] = (p.repo.job_part(instance=snapshot) if snapshot else
                            p.repo.job_part(base64.b64encode(p.repo.tree.path.read_bytes()).decode()))
+        elif p.channel == "project":
+            out["project"] = projects.job_part(p.project.exercise, p.project.reference)
         elif p.channel == "io":
             spec = p.judge
             if spec is None:
@@ -358,6 +362,8 @@ class Pool:
                             if isinstance(v, str)}
         if job.problem.channel == "repo":   # graded here, from the log and the runner's report (inputs/repos)
             repo_verdict.apply(row, job.problem.repo, job.sample, result)
+        if job.problem.channel == "project":   # judged here, from the exit status and the runner's own account
+            projects.apply(row, job.problem.project, job.sample, result)
         base_status = result.get("base_status")
         row.base_status = base_status if base_status in (PASSED, FAILED, TIMED_OUT) else None
         if isinstance(result.get("truth"), dict) and job.differential is not None and job.differential.get("mode") == "truth":

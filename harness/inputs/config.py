@@ -141,6 +141,9 @@ class SandboxSettings:
     # Set by passk (never by a user) on the executor of one repository environment's candidates: the
     # environment (inputs/repos/recipes.py RepoEnvironment, to_settings), whose image its containers run.
     repo_environment: dict | None = None
+    # Set by passk (never by a user) on the executor of one language's projects (Exercism exercises: the
+    # project channel): the language whose project image (containers/projects/<language>/) its containers run.
+    project: str | None = None
     # Lanes beyond `workers` (containers of their own, sharing the workers' CPUs) that a job with a deadline
     # (Job.overflow_at; passk serve's /run_code) may take once it has waited long enough for a worker:
     # a program that sleeps or loops until its wall-clock limit then does not hold back the requests

@@ -235,11 +235,47 @@ class Candidate:
     files: dict          # editable path -> bytes
     set_aside: tuple     # paths it sent that it may not write (restored, or not the exercise's), for the row
     attempt: int = 1     # 2: a second try, made after reading the first's failing tests (repair)
+    where: str = ""      # file:line or the run's directory, for messages
+    extra: dict = field(default_factory=dict, compare=False)   # the row's other fields, kept
 
 
-def candidate(where: str, exercise: Exercise, files, attempt=1) -> Candidate:
-    """A candidate's `files` (path -> text) checked against its exercise: a file outside the exercise's
-    editable solution files is set aside, as aider's runner restores the tests over it, and named."""
+# What a candidate's new file may never be (a test, a build's or a runner's configuration, a hook that runs at
+# build or collection time), whatever its directory
+_TESTLIKE = re.compile(r"(^|/)(test_[^/]*\.py|[^/]*_test\.(py|go|cpp|cc|rs)|[^/]*\.(spec|test)\.[cm]?[jt]sx?"
+                       r"|[^/]*Tests?\.java)$")
+CONFIG_NAMES = frozenset({
+    "conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "setup.py", "pyproject.toml", "sitecustomize.py",
+    "usercustomize.py", "package.json", "package-lock.json", "babel.config.js", "babel.config.json",
+    "jest.config.js", "jest.config.ts", "jest.config.mjs", "jest.config.cjs", "jest.config.json",
+    "CMakeLists.txt", "Makefile", "makefile", "GNUmakefile", "Cargo.toml", "Cargo.lock", "build.rs", "go.mod",
+    "go.sum", "go.work", "build.gradle", "settings.gradle", "gradlew"})
+# Python: a new module must not take the place of one the tests or pytest import
+_PY_TAKEN = frozenset(getattr(__import__("sys"), "stdlib_module_names", ())) | {"pytest", "_pytest", "pluggy", "py"}
+
+
+def writable(exercise: Exercise, path: str) -> bool:
+    """Whether a candidate may write `path`: one of the exercise's editable solution files, or a new source
+    file beside one of them with its extension (aider's runner keeps a file the model adds: Java's
+    references have helper classes) that is not a test, a configuration or a hook, and takes no exercise
+    file's place."""
+    if path in exercise.editable:
+        return True
+    if path in exercise.tree or _hidden(path) or path.startswith("/") or ".." in path.split("/"):
+        return False
+    base = posixpath.basename(path)
+    stem, ext = posixpath.splitext(base)
+    if not base or base.startswith(".") or base in CONFIG_NAMES or _TESTLIKE.search(path):
+        return False
+    if ext == ".py" and stem in _PY_TAKEN:
+        return False
+    folder = posixpath.dirname(path)
+    return any(posixpath.dirname(e) == folder and posixpath.splitext(e)[1] == ext for e in exercise.editable)
+
+
+def candidate(where: str, exercise: Exercise, files, attempt=1, extra=None) -> Candidate:
+    """A candidate's `files` (path -> text) checked against its exercise: a file it may not write (a test,
+    a build file, anything of the exercise's that is not a solution file, a configuration: `writable`) is
+    set aside, as aider's runner restores the tests over it, and named."""
     if not isinstance(files, dict):
         raise InputError(f"{where}: field 'files' must be an object of path -> file content")
     if isinstance(attempt, bool) or attempt not in (1, 2):
@@ -252,11 +288,11 @@ def candidate(where: str, exercise: Exercise, files, attempt=1) -> Candidate:
         if len(data) > CANDIDATE_FILE_BYTES:
             raise InputError(f"{where}: files[{str(name)[:60]!r}]: {len(data)} bytes (at most {CANDIDATE_FILE_BYTES})")
         norm = posixpath.normpath(name) if isinstance(name, str) and name and "\0" not in name else None
-        if norm in exercise.editable:
+        if norm is not None and norm == name and len(norm) <= PATH_CHARS and writable(exercise, norm):
             kept[norm] = data
         else:
             aside.append(str(name)[:PATH_CHARS])
-    return Candidate(exercise.task_id, kept, tuple(sorted(aside)), int(attempt))
+    return Candidate(exercise.task_id, kept, tuple(sorted(aside)), int(attempt), where, dict(extra or {}))
 
 
 def tree_for(exercise: Exercise, cand: Candidate | None) -> dict:
@@ -334,7 +370,8 @@ def read_candidates(path: Path, exercises_by_id: dict) -> list[Candidate]:
             raise InputError(f"{where}: task_id {str(task_id)[:80]!r} is not an exercise of the problems")
         if "files" not in obj:
             raise InputError(f"{where}: missing field 'files' (path -> content of the solution files)")
-        out.append(candidate(where, exercises_by_id[task_id], obj["files"], _attempt_of(where, obj)))
+        extra = {k: v for k, v in obj.items() if k not in ("task_id", "files", "attempt")}
+        out.append(candidate(where, exercises_by_id[task_id], obj["files"], _attempt_of(where, obj), extra))
     return out
 
 

@@ -32,6 +32,7 @@ class Problem:
     differential: object = field(default=None, compare=False, repr=False)   # EvalPlus: formats.evalplus.DifferentialTests
     judge: object = field(default=None, compare=False, repr=False)   # a judged io problem: inputs.judge.JudgeSpec
     repo: object = field(default=None, compare=False, repr=False)    # a repository task: inputs.repos.rows.RepoTask
+    project: object = field(default=None, compare=False, repr=False)  # a project (an exercise): inputs.projects.ProjectTask
 
     def __post_init__(self):
         if self.channel not in CHANNELS or self.runner not in RUNNERS or self.compare not in COMPARE_RULES:
@@ -41,6 +42,8 @@ class Problem:
             raise InputError(f"{self.task_id}: a judged problem is an io problem")
         if (self.repo is not None) != (self.channel == "repo"):
             raise InputError(f"{self.task_id}: a repository task, and only one, is judged on the repo channel")
+        if (self.project is not None) != (self.channel == "project"):
+            raise InputError(f"{self.task_id}: a project, and only one, is judged on the project channel")
 
     def program_text(self, program: str, language: str = "python") -> str:
         """What runs: the benchmark's header, then the candidate's program (for runner apps_stdin, turned

@@ -34,7 +34,7 @@ def load_problems(path: str | Path, fmt: str | None = None, channel: str | None 
 def problems_language(problems: dict) -> str:
     """The one language of a problem set's tests (MultiPL-E's: a run's image is its language; io programs
     choose their own): refused (exit 2) when they mix."""
-    found = {p.language for p in problems.values()}
+    found = {p.language for p in problems.values() if p.channel != "project"}   # projects: each its own image
     if len(found) > 1:
         raise InputError("the problems are in several languages (" + ", ".join(sorted(found)) + "): one run "
                          "runs one language; split the file")
@@ -55,8 +55,8 @@ def peek_format(path, fmt: str | None = None) -> str | None:
     (the full load says why)."""
     path = Path(path)
     if fmt is not None or path.is_dir():
-        from harness.inputs.formats import kattis
-        return fmt or ("kattis" if path.is_dir() and kattis.packages(path) else "native")
+        from harness.inputs.formats import dir_format
+        return fmt or dir_format(path)
     first = _first_record(path)
     if first is None:
         return None

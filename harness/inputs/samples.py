@@ -175,6 +175,8 @@ def load_samples(path: str | Path, problems: dict[str, Problem], generation: dic
     b = _Builder(problems, defaults, options or SampleOptions())
     if problems and all(p.channel == "repo" for p in problems.values()):
         return _load_predictions(path, b)
+    if problems and all(p.channel == "project" for p in problems.values()):
+        return _load_projects(path, b)
     if path.is_dir():
         from harness.inputs.formats import kattis
         if kattis.packages(path):
@@ -335,6 +337,32 @@ def _load_directory(path: Path, b: _Builder) -> SampleList:
         exts = sorted({_extension(p.language) for p in b.problems.values()})
         raise InputError(f"{path}: no {' or '.join(exts)} files under its task directories")
     return SampleList(b.samples, ignored)
+
+
+def _load_projects(path: Path, b: _Builder) -> SampleList:
+    """Candidates for exercises (inputs/polyglot.py): JSON Lines of solution files, or a benchmark run's
+    directory as aider's runner writes it (each exercise's files as they stand, beside what aider recorded).
+    Each keeps its try (`attempt`: 2 is a repair, reported apart from pass@k) and the files it sent that it
+    may not write (`set_aside`: the exercise's are restored over them)."""
+    from harness.inputs import polyglot
+    from harness.inputs.projects import candidate_text
+    by_id = {t: p.project.exercise for t, p in b.problems.items()}
+    if path.is_dir():
+        found = [(c, {"aider": {"outcomes": list(r.outcomes), "test_timeouts": r.timeouts, "model": r.model,
+                                "edit_format": r.edit_format}})
+                 for c, r in polyglot.aider_run(path, by_id)]
+    else:
+        if not path.is_file():
+            raise InputError(f"{path}: no such file")
+        found = [(c, {}) for c in polyglot.read_candidates(path, by_id)]
+    for cand, more in found:
+        index = b.counts.get(cand.task_id, 0)
+        b.counts[cand.task_id] = index + 1
+        extra = {**b.defaults, **cand.extra, "attempt": cand.attempt, **more,
+                 **({"set_aside": list(cand.set_aside[:50])} if cand.set_aside else {})}
+        b.samples.append(Sample(cand.task_id, index, candidate_text(cand.files), "files", cand.where or str(path),
+                                extra))
+    return SampleList(b.samples)
 
 
 def _load_predictions(path: Path, b: _Builder) -> SampleList:

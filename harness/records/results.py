@@ -47,6 +47,7 @@ class ResultRow:
     score: float | None = None                   # a scoring problem's score in [0, 1] (judged io problems)
     groups: list | None = None                   # a judged problem's groups: name, verdict, score
     tests: list | None = None                    # a judged or compiled io program's tests: verdict, time, memory (bounded)
+    feedback: str | None = None                  # a failed project's test output, cleaned as aider shows it for a second try
     finished_at: str = ""
     schema_version: int = SCHEMA_VERSION
     ground_truth: dict | None = None             # a ground-truth job's outputs (never written; groundtruth.py)

@@ -78,3 +78,73 @@ def pair_tries(candidates: list[tuple[str, int, bool]]) -> dict[str, list[tuple[
     if stray:
         raise ValueError(f"{stray[0]}: a second try with no first try")
     return out
+
+
+def try_of(row) -> int | None:
+    """A row's try as its sample said it (`attempt`, set for every project candidate), else None."""
+    value = (row.sample or {}).get("attempt")
+    return value if value in (1, 2) and not isinstance(value, bool) else None
+
+
+def _recorded(row) -> list:
+    aider = (row.sample or {}).get("aider")
+    outcomes = aider.get("outcomes") if isinstance(aider, dict) else None
+    return [o for o in outcomes if isinstance(o, bool)] if isinstance(outcomes, list) else []
+
+
+def split_tries(latest: dict, make_failed) -> tuple[dict, dict | None]:
+    """(the first tries, by key: what pass@k counts; the repair report, or None where no row says its try).
+
+    A second try's first is the task's first try of the same rank (in sample order). A second try without
+    one is a benchmark run's directory as aider leaves it: the files of the last try only, the first try's
+    outcome recorded by aider (failed: its runner makes a second try only then); that first try counts as
+    failed, as recorded (`make_failed(row)`: its stand-in row, reason recorded_by_aider), and is named."""
+    if not any(try_of(r) is not None for r in latest.values()):
+        return latest, None
+    firsts = {k: r for k, r in latest.items() if try_of(r) != 2}
+    seconds = sorted((r for r in latest.values() if try_of(r) == 2), key=lambda r: (r.task_id, r.sample_index))
+    have = {}
+    for r in sorted(firsts.values(), key=lambda r: (r.task_id, r.sample_index)):
+        have.setdefault(r.task_id, []).append(r)
+    pairs: dict[str, list] = {t: [[r.status == "passed", None] for r in rs] for t, rs in have.items()}
+    recorded_firsts = []
+    for r in seconds:
+        slots = [p for p in pairs.get(r.task_id, []) if p[1] is None and not p[0]]
+        if slots:
+            slots[0][1] = r.status == "passed"
+            continue
+        outcomes = _recorded(r)
+        if outcomes and outcomes[0] is False:
+            stand_in = make_failed(r)
+            firsts[(stand_in.task_id, stand_in.sample_index)] = stand_in
+            pairs.setdefault(r.task_id, []).append([False, r.status == "passed"])
+            recorded_firsts.append(r.task_id)
+            continue
+        raise ValueError(f"{r.task_id}: a second try (sample {r.sample_index}) with no failed first try to repair")
+    rates = repair_rates({t: [tuple(p) for p in ps] for t, ps in pairs.items()})
+    report = {**rates.as_dict(), "pass_at_k_counts": "first tries only",
+              "note": ("a second try, made after reading the first's failing tests, is a repair: not an independent "
+                       "sample, so it is reported here and never counted in pass@k"),
+              "aider_names": {"pass_rate_1": "try1_rate", "pass_rate_2": "within_two_rate"}}
+    if recorded_firsts:
+        report["first_tries_as_recorded"] = {"count": len(recorded_firsts), "tasks": sorted(recorded_firsts)[:50],
+                                             "note": "aider's record: the first try failed; its files are gone"}
+    aider = _aider_beside(latest)
+    if aider:
+        report["aider"] = aider
+    return firsts, report
+
+
+def _aider_beside(latest: dict) -> dict | None:
+    """A regraded benchmark run: aider's own rates from its records, and where passk's verdict on the files
+    as they stand differs from what aider recorded for that try."""
+    rows = [r for r in latest.values() if _recorded(r)]
+    if not rows:
+        return None
+    one = sum(1 for r in rows if _recorded(r)[0]) / len(rows)
+    two = sum(1 for r in rows if any(_recorded(r)[:2])) / len(rows)
+    differ = sorted(f"{r.task_id}: aider {'passed' if _recorded(r)[-1] else 'failed'}, passk {r.status}"
+                    f"{' ' + r.reason if r.reason else ''}" for r in rows
+                    if _recorded(r)[-1] != (r.status == "passed"))
+    return {"exercises": len(rows), "pass_rate_1": one, "pass_rate_2": two,
+            "agree": len(rows) - len(differ), "differ": len(differ), "differences": differ[:200]}

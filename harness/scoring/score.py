@@ -21,6 +21,7 @@ from harness.core.constants import ERROR, FAILED, LABELS, PASSED, PERMANENT_ERRO
 from harness.core.errors import InputError
 from harness.inputs.config import ScoringOptions
 from harness.records.results import ResultRow, latest_rows
+from harness.scoring.repair import split_tries
 
 ESTIMATOR = "unbiased pass@k = 1 - C(n-c,k)/C(n,k) per task, exact rational arithmetic, mean over tasks"
 
@@ -306,8 +307,19 @@ def score_rows(rows: list[ResultRow], ks=(1, 10, 100), problem_ids=None, exclude
             gc.enable()
 
 
+def _recorded_failure(row: ResultRow) -> ResultRow:
+    """The stand-in of a first try aider recorded as failed whose files are gone (scoring/repair.py)."""
+    return ResultRow(task_id=row.task_id, sample_index=-1 - row.sample_index, status=FAILED,
+                     reason="recorded_by_aider", detail="aider's record: the first try failed (its files are gone)",
+                     verdict_channel="aider_record", language=row.language, sample={"attempt": 1})
+
+
 def _score_rows(rows: list[ResultRow], problem_ids, opts: ScoringOptions) -> dict:
     latest = latest_rows(rows)
+    try:
+        latest, repair = split_tries(latest, _recorded_failure)
+    except ValueError as e:
+        raise InputError(f"the rows' tries do not pair: {e}") from None
     groups = sorted({generation_key(r) for r in latest.values()})
     mixed = len(groups) > 1 or any(_is_repair(g) for g in groups)
     result = _score_latest(latest, opts)
@@ -338,6 +350,8 @@ def _score_rows(rows: list[ResultRow], problem_ids, opts: ScoringOptions) -> dic
             for key in ("pass_at_k", "pass_at_k_exact", "pass_at_k_tasks", "pass_at_k_uncertainty"):
                 result["base"][key] = {}
         result["mixed_generation"] = why
+    if repair is not None:
+        result["repair"] = repair
     if problem_ids is not None:
         sampled = {r.task_id for r in latest.values()}
         result["tasks_without_samples"] = [t for t in problem_ids if t not in sampled]

@@ -25,7 +25,7 @@ from harness.core.constants import (HOST_SOCKET_ENV, TESTER_MEMORY_ENV, LABEL_MA
                                     LABEL_OWNER_PID, LABEL_RUN, PROTOCOL_VERSION)
 from harness.core.errors import HarnessError, InputError, SandboxUnavailableError
 from harness.execution.sandbox.base import Backend, Session, register_backend
-from harness.execution.sandbox.images import ensure_image, ensure_language_image
+from harness.execution.sandbox.images import ensure_image, ensure_language_image, ensure_project_image
 
 # What the supervisor needs and nothing more: chown/chmod of per-job directories, removing what
 # candidates left (DAC_OVERRIDE, FOWNER), dropping to the candidate and tester users, killing them.
@@ -104,6 +104,8 @@ def resolve_image(client, settings: SandboxSettings) -> dict:
         sandbox = ensure_image(client, env.base_image)
         return repo_image(client, sandbox, env, projects)
     image = ensure_image(client, settings.base_image)
+    if is_project(settings):
+        return ensure_project_image(client, image, settings.project)
     if is_native(settings):
         image = ensure_language_image(client, image, settings.language)
     else:
@@ -118,6 +120,11 @@ def resolve_image(client, settings: SandboxSettings) -> dict:
 def is_native(settings: SandboxSettings) -> bool:
     """Whether the run's candidates are in another language than Python (compiled or run by a toolchain)."""
     return settings.language not in (None, "python")
+
+
+def is_project(settings: SandboxSettings) -> bool:
+    """Whether the containers are a language's project image's (box/project.py: an exercise's build and tests)."""
+    return settings.project is not None
 
 
 def is_repo(settings: SandboxSettings) -> bool:
@@ -139,6 +146,8 @@ def sandbox_memory_mb(limits: Limits, settings: SandboxSettings) -> int:
     their tmpfs (the tree, the environment's copy, /tmp)."""
     if is_repo(settings):
         return int(limits.memory_mb) + 3 * int(limits.tmpfs_mb) + 256
+    if is_project(settings):   # the build and tests, and the job's directory in /tmp
+        return int(limits.memory_mb) + int(limits.tmpfs_mb) + 256
     if not is_native(settings):
         return limits.container_memory_mb
     from harness.inputs.languages import LANGUAGES, uses_server
@@ -166,7 +175,7 @@ def supervisor_limits(limits: Limits, settings: SandboxSettings) -> dict:
     runc = settings.runtime == "runc"
     out = {**limits.for_supervisor(), "nproc": None if runc else int(limits.pids),
            "memory_watch_kb": None if runc else sandbox_memory_mb(limits, settings) * 1024}
-    if is_native(settings) or is_repo(settings):
+    if is_native(settings) or is_repo(settings) or is_project(settings):
         out["job_memory_kb"] = int(limits.memory_mb) * 1024
     return out
 
@@ -508,6 +517,7 @@ class DockerBackend(Backend):
         # what a container's name says it runs: its language, or its repository environment (each sibling
         # executor has its own backend and counter: the names must not meet)
         self.name_part = (f"repo-{settings.repo_environment['key'][-10:]}" if is_repo(settings)
+                          else f"project-{settings.project}" if is_project(settings)
                           else settings.language or "python")
         self.instances_dir: str | None = None
 
@@ -529,6 +539,7 @@ class DockerBackend(Backend):
                       **({"commands": _language_commands(self.settings)} if is_native(self.settings) else {}),
                       "memory_enforced": ("cgroup watch (the container's memory.stat, every 5 ms) and the container's limit"
                                           if is_native(self.settings) or is_repo(self.settings)
+                                          or is_project(self.settings)
                                           else "RLIMIT_AS, and the container's limit"),
                       "docker_server_version": self.client.version().get("Version"),
                       "container_pids": container_pids(self.limits, self.settings),

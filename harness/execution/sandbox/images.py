@@ -63,21 +63,46 @@ def ensure_image(client, base_image: str = DEFAULT_BASE_IMAGE, rebuild: bool = F
 def language_tag(sandbox: dict, language: str) -> tuple[str, str]:
     """(tag, source digest) of a language's image: passk's image plus containers/languages/<language>/ (every
     file of it)."""
-    folder = containers_dir() / "languages" / language
+    return _folder_tag(sandbox, "languages", language)
+
+
+def project_tag(sandbox: dict, language: str) -> tuple[str, str]:
+    """(tag, source digest) of a language's project image (containers/projects/<language>/: a build tool and
+    a test runner for exercises that are small projects, aider's polyglot benchmark's)."""
+    return _folder_tag(sandbox, "projects", language)
+
+
+_KINDS = {"languages": ("passk-{}", "{}", "the {} toolchain, from Debian's packages; minutes, once"),
+          "projects": ("passk-project-{}", "project-{}", "the {} project toolchain; minutes, once")}
+
+
+def _folder_tag(sandbox: dict, kind: str, language: str) -> tuple[str, str]:
+    name, salt, _ = _KINDS[kind]
+    folder = containers_dir() / kind / language
     if not (folder / "Dockerfile").is_file():
-        raise HarnessError(f"passk has no image for language {language!r} (no {folder / 'Dockerfile'})")
-    h = hashlib.sha256(f"{sandbox['image_id']}\0{language}\0".encode())
+        noun = "language" if kind == "languages" else "project language"
+        raise HarnessError(f"passk has no image for {noun} {language!r} (no {folder / 'Dockerfile'})")
+    h = hashlib.sha256(f"{sandbox['image_id']}\0{salt.format(language)}\0".encode())
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
         h.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
-    return f"passk-{language}:{h.hexdigest()[:12]}", h.hexdigest()
+    return f"{name.format(language)}:{h.hexdigest()[:12]}", h.hexdigest()
 
 
 def ensure_language_image(client, sandbox: dict, language: str, rebuild: bool = False) -> dict:
     """Build a language's image (Debian's toolchain on passk's image) if it is missing. Returns the same
     facts as ensure_image, for the language's image, and the sandbox image it was built on."""
+    return _ensure_folder_image(client, sandbox, "languages", language, rebuild)
+
+
+def ensure_project_image(client, sandbox: dict, language: str, rebuild: bool = False) -> dict:
+    """The same for a language's project image (containers/projects/<language>/)."""
+    return _ensure_folder_image(client, sandbox, "projects", language, rebuild)
+
+
+def _ensure_folder_image(client, sandbox: dict, kind: str, language: str, rebuild: bool) -> dict:
     import docker.errors
 
-    tag, digest = language_tag(sandbox, language)
+    tag, digest = _folder_tag(sandbox, kind, language)
     facts = {"image": tag, "source_sha256": digest, "base_image": sandbox["base_image"],
              "sandbox_image": sandbox["image"], "sandbox_image_id": sandbox["image_id"]}
     if not rebuild:
@@ -85,10 +110,8 @@ def ensure_language_image(client, sandbox: dict, language: str, rebuild: bool = 
             return {**facts, "image_id": client.images.get(tag).id}
         except docker.errors.ImageNotFound:
             pass
-    path = containers_dir() / "languages" / language
-    print(f"passk: building image {tag} (the {language} toolchain, from Debian's packages; minutes, once)",
-          file=sys.stderr)
-    img = build(client, path, tag, {"SANDBOX_IMAGE": sandbox["image"]}, digest)
+    print(f"passk: building image {tag} ({_KINDS[kind][2].format(language)})", file=sys.stderr)
+    img = build(client, containers_dir() / kind / language, tag, {"SANDBOX_IMAGE": sandbox["image"]}, digest)
     return {**facts, "image_id": img.id}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.core.errors import InputError
-from harness.inputs.formats import codeforces, competitive, evalplus, humaneval, kattis, mbpp, multipl_e, native, swebench, unittests  # noqa: F401 (they register)
+from harness.inputs.formats import codeforces, competitive, evalplus, humaneval, kattis, mbpp, multipl_e, native, polyglot, swebench, unittests  # noqa: F401 (they register)
 from harness.inputs.formats.base import _FORMATS, Format
 from harness.core.jsonl import iter_jsonl, read_json
 from harness.inputs.problem import Problem
@@ -81,14 +81,22 @@ def _read_records(path: Path) -> list[tuple[str, dict]]:
     return [(f"{path}:{lineno}", obj) for lineno, obj in iter_jsonl(path, "problem file")]
 
 
+def dir_format(path: Path) -> str:
+    """The format of a problems directory, by its shape."""
+    if kattis.packages(path):
+        return "kattis"
+    return "polyglot" if polyglot.is_polyglot_dir(path) else "native"
+
+
 def load(path: Path, name: str | None = None, ceilings=None) -> dict[str, Problem]:
     """The problems of a file or directory, in its format (or `name`'s); `ceilings` (untrusted.Ceilings): the
     most a judged format's rows or packages may state."""
     known = formats()
     if path.is_dir():
-        # a Kattis package (or a contest directory of them) holds data/ beside its problem.yaml; passk's own
-        # layout is a directory of task directories, each with its own problem.yaml and no data/
-        fmt = known["kattis"] if kattis.packages(path) else known["native"]
+        # a Kattis package (or a contest directory of them) holds data/ beside its problem.yaml; Exercism's
+        # exercises have .meta/config.json (polyglot); passk's own layout is a directory of task directories,
+        # each with its own problem.yaml and no data/
+        fmt = known[dir_format(path)]
         if name not in (None, fmt.name):
             raise InputError(f"{path}: a directory of this shape is read as format {fmt.name}, not {name!r}")
         return fmt.load(path, [], ceilings)
