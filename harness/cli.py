@@ -169,6 +169,9 @@ def _evaluate_args(ev, verify: bool = False) -> None:
                          "harness/inputs/repos/specs.json, which holds SWE-bench 4.1.0's)")
     ev.add_argument("--repo-timeout-s", type=_positive(float), default=RepoSettings.timeout_s,
                     help="repository tasks: the wall clock of one candidate's whole evaluation (the harness's default)")
+    ev.add_argument("--project-timeout-s", type=_positive(float), default=180.0,
+                    help="projects (Exercism exercises, aider's polyglot benchmark): the wall clock of one candidate's "
+                         "test command, its build included (aider's runner: 180 s)")
     ev.add_argument("--repo-memory-mb", type=_positive(int), default=RepoSettings.memory_mb,
                     help="repository tasks: the memory of one candidate's install and tests, in MB")
     ev.add_argument("--repo-pins", choices=("official", "spec"), default=RepoSettings.pins,
@@ -441,7 +444,8 @@ def _evaluate_config(args, samples: str) -> RunConfig:
         check_ground_truth=args.check_ground_truth,
         ceilings=Ceilings.parse(args.ceiling),
         repos=RepoSettings(dir=args.repos, specs=args.repo_specs, timeout_s=args.repo_timeout_s,
-                           memory_mb=args.repo_memory_mb, strict_tests=args.strict_tests, pins=args.repo_pins))
+                           memory_mb=args.repo_memory_mb, strict_tests=args.strict_tests, pins=args.repo_pins),
+        project_timeout_s=args.project_timeout_s)
 
 
 def cmd_evaluate(args) -> int:

@@ -110,8 +110,8 @@ class ProjectJob:
         pb = self.spec.get("prebuilt")
         if not isinstance(pb, dict):
             return
-        names, flags = list(pb.get("inputs") or ()), list(pb.get("flags") or ())
-        if not names or any(n not in files for n in names) or not all(isinstance(f, str) for f in flags):
+        names, flags = [n for n in pb.get("inputs") or () if n in files], list(pb.get("flags") or ())
+        if not names or names[0] != (pb.get("inputs") or [None])[0] or not all(isinstance(f, str) for f in flags):
             return
         h = hashlib.sha256(json.dumps([pb.get("compiler"), flags]).encode())
         for n in names:
@@ -159,7 +159,9 @@ class ProjectJob:
         self.prebuild(files)
         self.start = time.monotonic()
         left = self.limits["timeout_s"] - (time.monotonic() - self.start)
-        limits = dict(self.limits, timeout_s=max(0.1, left), cpu_time_s=max(1, int(left) + 1))
+        # the job's CPU limit as it is (the host sets it above what the wall clock lets the cores use: a build's
+        # or a test binary's threads must meet the wall clock first, as under aider's runner, which has none)
+        limits = dict(self.limits, timeout_s=max(0.1, left))
         argv = ["bash", "-c", "exec 2>&1\n" + self.spec["command"] + "\n"]
         report = self.sup.watcher.run(self.tree, limits, "exec_io", program=(argv, self.env), stdin=b"")[0]
         output = report.get("stdout") or b""
@@ -186,6 +188,7 @@ class ProjectJob:
                   "channel_detail": {**self.facts, "language": clean_text(str(self.spec.get("language", "")), 40),
                                      "test_exit": code if code is not None else report["signal"]},
                   "project_output_b64": base64.b64encode(output).decode(), "project_dir": self.tree,
+                  "project_x_dir": self.x_dir,
                   "project_reports_b64": self.reports()}
         return self.sup._finish(result, report, self.jobdir)
 

@@ -317,8 +317,12 @@ class RunConfig:
     check_ground_truth: bool = False                  # run each task's canonical solution first and report
     ceilings: Ceilings = field(default_factory=Ceilings)  # the most a package or a row may state (untrusted.py)
     repos: RepoSettings = field(default_factory=RepoSettings)  # repository tasks: repositories, specs, limits
+    project_timeout_s: float = 180.0                  # projects (Exercism exercises): one test command's wall clock (aider's)
 
     def __post_init__(self):
+        if (isinstance(self.project_timeout_s, bool) or not isinstance(self.project_timeout_s, (int, float))
+                or not math.isfinite(self.project_timeout_s) or self.project_timeout_s <= 0):
+            raise InputError(f"project_timeout_s must be a positive number, got {self.project_timeout_s!r}")
         if not isinstance(self.check_ground_truth, bool):
             raise InputError(f"check_ground_truth must be true or false, got {self.check_ground_truth!r}")
         if self.channel not in ("auto", "proxy", "in_process"):
@@ -356,7 +360,7 @@ def suggest(name: str, valid) -> str:
 # ------------------------------------------------------------------------------------------------
 TOP_KEYS = ("problems", "samples", "out", "k", "limits", "sandbox", "scoring", "calibration", "generation",
             "problems_format", "channel", "sample_options", "evalplus", "bigcodebench",
-            "check_ground_truth", "ceilings", "repos")
+            "check_ground_truth", "ceilings", "repos", "project_timeout_s")
 SCORING_KEYS = ("k_policy", "selection", "seed", "bootstrap")
 
 
@@ -458,6 +462,7 @@ def load_config(path: str, sets=(), overrides: dict | None = None) -> RunConfig:
         evalplus=_section(EvalPlusSettings, data.get("evalplus") or {}, f"{p}: evalplus"),
         bigcodebench=_section(BigCodeBenchSettings, data.get("bigcodebench") or {}, f"{p}: bigcodebench"),
         check_ground_truth=data.get("check_ground_truth", False),
+        project_timeout_s=data.get("project_timeout_s", 180.0),
         ceilings=_section(Ceilings, data.get("ceilings") or {}, f"{p}: ceilings"),
         repos=_repo_section(data.get("repos") or {}, base, p),
     )
@@ -500,4 +505,5 @@ def config_from_dict(config: dict) -> RunConfig:
                      bigcodebench=BigCodeBenchSettings(**(config.get("bigcodebench") or {})),
                      check_ground_truth=bool(config.get("check_ground_truth", False)),
                      ceilings=Ceilings(**(config.get("ceilings") or {})),
-                     repos=RepoSettings(**(config.get("repos") or {})))
+                     repos=RepoSettings(**(config.get("repos") or {})),
+                     project_timeout_s=config.get("project_timeout_s", 180.0))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
@@ -66,7 +67,7 @@ LANGUAGES = {
         "rust", _CARGO + "cargo test -- --include-ignored", _CARGO + "cargo test -- --include-ignored", (),
         (("CARGO_HOME", "{x}/cargo"), ("CARGO_TERM_COLOR", "never")), ""),
     "go": ProjectLanguage(
-        "go", "go test ./...", 'cp -r /opt/passk/gocache "$GOCACHE" 2>/dev/null; '
+        "go", "GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local go test ./...", 'cp -r /opt/passk/gocache "$GOCACHE" 2>/dev/null; '
         'go test -json ./... > "$PASSK_REPORTS/go.json"; code=$?; '
         'passk-python -c \'import json,sys\nfor l in open(sys.argv[1],errors="replace"):\n'
         ' try: e=json.loads(l)\n except ValueError: print(l,end=""); continue\n'
@@ -108,11 +109,24 @@ PROJECT_SPACE_MB = 1536
 PROJECT_PIDS = 2048       # Java's bank-account starts 1,000 threads at once
 
 
+PROJECT_CPUS = 2.0       # aider's image runs unconstrained; Go's paasio asks for two cores (runtime.NumCPU)
+
+
 def project_limits(base: Limits, timeout_s: float = TIMEOUT_S) -> Limits:
-    return replace(base, timeout_s=float(timeout_s), cpu_time_s=float(timeout_s), memory_mb=PROJECT_MEMORY_MB,
+    cpus = max(float(base.cpus), min(PROJECT_CPUS, float(os.cpu_count() or 1)))
+    # RLIMIT_CPU is per process: above what its threads can use on the container's cores in the wall clock
+    return replace(base, timeout_s=float(timeout_s), cpu_time_s=float(timeout_s) * cpus * 2 + 10, cpus=cpus,
+                   memory_mb=PROJECT_MEMORY_MB,
                    pids=max(int(base.pids), PROJECT_PIDS), output_bytes=max(int(base.output_bytes), 8 << 20),
                    file_size_bytes=PROJECT_SPACE_MB << 20, open_files=max(int(base.open_files), 4096),
                    tmpfs_mb=PROJECT_SPACE_MB)
+
+
+def with_limits(problems: dict, base: Limits, timeout_s: float = TIMEOUT_S) -> dict:
+    """The problems, every project's limits set on the run's (`base`) with its test command's wall clock."""
+    limits = project_limits(base, timeout_s)
+    return {t: replace(p, project=replace(p.project, limits=limits)) if p.channel == "project" else p
+            for t, p in problems.items()}
 
 
 def job_part(exercise: polyglot.Exercise, reference: bool = False) -> dict:
@@ -127,8 +141,9 @@ def job_part(exercise: polyglot.Exercise, reference: bool = False) -> dict:
             "files_b64": {k: base64.b64encode(v).decode() for k, v in sorted(tree.items())},
             "editable": [] if reference else list(exercise.editable), "readonly": sorted(exercise.tests),
             "reports": list(lang.reports),
-            **({"prebuilt": lang.prebuilt} if lang.prebuilt and all(
-                n in tree and n not in exercise.editable for n in lang.prebuilt["inputs"]) else {})}
+            # the first input must be there, the others where they are; none a candidate may write
+            **({"prebuilt": lang.prebuilt} if lang.prebuilt and lang.prebuilt["inputs"][0] in tree and not any(
+                n in exercise.editable for n in lang.prebuilt["inputs"]) else {})}
 
 
 def candidate_text(files: dict) -> str:
@@ -164,7 +179,10 @@ def declared(exercise: polyglot.Exercise, tree: dict) -> int:
             text = tree[t].decode("utf-8", "replace")
             if exercise.language == "cpp":
                 text = _built_lines(text, CPP_DEFINED)
-            total += len(re.findall(pattern, text))
+            found = len(re.findall(pattern, text))
+            if exercise.language == "java":   # a bare @Disabled (aider's rewrite takes only @Disabled(...)) stays
+                found -= len(re.findall(r"(?m)^\s*@Disabled\b", text))
+            total += max(0, found)
     return total
 
 
@@ -347,6 +365,10 @@ def apply(row, task: ProjectTask, sample, result: dict) -> None:
     row.channel_detail.update({k: v for k, v in got["facts"].items() if v is not None})
     row.log = got["output"].encode("utf-8", "replace")[-MAX_LOG_BYTES:]
     if row.status != "passed":
-        where = result.get("project_dir")
-        output = got["output"].replace(where, task.exercise.name) if isinstance(where, str) and len(where) > 4 else got["output"]
+        where, x_dir = result.get("project_dir"), result.get("project_x_dir")
+        output = got["output"]
+        if isinstance(x_dir, str) and len(x_dir) > 4:   # passk's own additions (its report's path) are not shown
+            output = "".join(line for line in output.splitlines(keepends=True) if x_dir not in line)
+        if isinstance(where, str) and len(where) > 4:
+            output = output.replace(where, task.exercise.name)
         row.feedback = text.clean(feedback(output, ""), FEEDBACK_CHARS)

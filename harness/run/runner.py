@@ -160,6 +160,13 @@ def evaluate(cfg: RunConfig, progress: str | bool = True, calibration: dict | No
                             cfg.limits)
         if cfg.sandbox.environment is None:
             cfg = replace(cfg, sandbox=replace(cfg.sandbox, environment="none"))
+    elif fmt == "polyglot":
+        # projects: each candidate's limits are the projects' (aider's 180 s by default), on the run's
+        from harness.inputs.projects import with_limits
+        preloaded = with_limits(load_problems(cfg.problems, cfg.problems_format, cfg.channel, cfg.ceilings),
+                                cfg.limits, cfg.project_timeout_s)
+        if cfg.sandbox.environment is None:
+            cfg = replace(cfg, sandbox=replace(cfg.sandbox, environment="none"))
     elif fmt in JUDGED_FORMATS:
         # a judged problem's own limits size the containers (each job carries its own within them)
         preloaded = load_problems(cfg.problems, cfg.problems_format, cfg.channel, cfg.ceilings)

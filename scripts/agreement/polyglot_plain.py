@@ -16,7 +16,6 @@ versions, and every exception by name; the logs are kept under --out.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
 import json
 import sys
@@ -27,21 +26,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-# aider's commands (benchmark.py run_unit_tests, npm-test.sh, cpp-test.sh); Java's Gradle replaced by javac and
-# JUnit's console launcher (the Gradle distribution cannot be downloaded here)
-JUNIT = "/usr/share/java/junit-platform-console-standalone.jar"
-ASSERTJ = "/usr/share/java/assertj-core.jar"
-COMMANDS = {
-    "python": "python3 -m pytest",
-    "rust": "mkdir -p .cargo && cp /opt/passk/cargo/config.toml .cargo/ && cargo test -- --include-ignored",
-    "go": "GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local go test ./...",
-    "javascript": ("ln -s /opt/passk/npm-install/node_modules . && ln -s /opt/passk/npm-install/package-lock.json . "
-                   "&& sed -i 's/\\bxtest(/test(/g' *.spec.js && npm run test"),
-    "cpp": 'mkdir -p build && cd build && cmake -DEXERCISM_RUN_ALL_TESTS=1 -G "Unix Makefiles" .. && make',
-    "java": (f"mkdir -p build/classes && javac -encoding UTF-8 -nowarn -d build/classes -cp {JUNIT}:{ASSERTJ} "
-             f"$(find src -name '*.java') && java -jar {JUNIT} -cp build/classes:{ASSERTJ} --scan-class-path "
-             "--fail-if-no-tests --disable-banner --details=summary"),
-}
 TIMEOUT_S = 180
 
 LOOP = r"""
@@ -58,24 +42,42 @@ done
 
 
 def project_image(client, sandbox: dict, language: str) -> str:
-    """passk's project image for `language` (containers/projects/<language>/ on passk's image), built if
-    missing; its tag hashes the sandbox image and every file of the folder."""
-    import docker.errors
+    """passk's project image for `language` (containers/projects/<language>/), built if missing."""
+    from harness.execution.sandbox.images import ensure_project_image
+    return ensure_project_image(client, sandbox, language)["image"]
 
-    from harness.environments.bases import build
-    folder = ROOT / "containers" / "projects" / language
-    h = hashlib.sha256(f"{sandbox['image_id']}\0project-{language}\0".encode())
-    for p in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(p.relative_to(folder).as_posix().encode() + b"\0" + p.read_bytes())
-    tag = f"passk-project-{language}:{h.hexdigest()[:12]}"
+
+def plain_loop(client, sandbox: dict, language: str, trees: dict, logs_dir: Path | None = None):
+    """aider's command over `trees` ({"<kind>/<exercise>": tree}) one after another in one container of the
+    language's project image: ({name: (exit code, seconds)}, the loop's wall time, the toolchain's versions)."""
+    from harness.inputs.projects import LANGUAGES
+    image = project_image(client, sandbox, language)
+    container = client.containers.run(image, entrypoint=["sleep", "infinity"], user="0:0", detach=True,
+                                      network_mode="none", working_dir="/work", mem_limit="6g",
+                                      environment={"CMD": LANGUAGES[language].aider, "HOME": "/root"})
     try:
-        client.images.get(tag)
-    except docker.errors.ImageNotFound:
-        print(f"building {tag}", file=sys.stderr)
+        container.exec_run(["mkdir", "-p", "/work"])
+        container.put_archive("/work", archive(trees))
+        toolchain = container.exec_run(["cat", "/opt/passk/toolchain.json"]).output.decode()
         t0 = time.monotonic()
-        build(client, str(folder), tag, {"SANDBOX_IMAGE": sandbox["image"]}, {"org.passk.source-hash": h.hexdigest()})
-        print(f"built {tag} in {time.monotonic() - t0:.0f} s", file=sys.stderr)
-    return tag
+        container.exec_run(["bash", "-c", LOOP.replace("__TIMEOUT__", str(TIMEOUT_S))])
+        wall = time.monotonic() - t0
+        lines = container.exec_run(["cat", "/work/results.txt"]).output.decode().splitlines()
+        if logs_dir is not None:
+            logs_dir.mkdir(parents=True, exist_ok=True)
+            stream, _ = container.get_archive("/work")
+            with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+                for m in tar.getmembers():
+                    if m.isfile() and m.name.count("/") == 2 and m.name.endswith(".log"):
+                        kind, name = m.name.split("/")[1:]
+                        (logs_dir / f"{kind}--{name}").write_bytes(tar.extractfile(m).read())
+    finally:
+        container.remove(force=True)
+    results = {}
+    for line in lines:
+        name, code_s, start, end = line.split()
+        results[name] = (int(code_s), float(end) - float(start))
+    return results, wall, toolchain.strip()
 
 
 def archive(trees: dict) -> bytes:
@@ -116,37 +118,12 @@ def main() -> int:
         mine = [e for e in every if e.language == language]
         if not mine:
             continue
-        image = project_image(client, sandbox, language)
         trees = {}
         for e in mine:
             for kind in kinds:
                 cand = polyglot.Candidate(e.task_id, e.example, ()) if kind == "reference" else None
                 trees[f"{kind}/{e.name}"] = polyglot.tree_for(e, cand)
-        container = client.containers.run(image, entrypoint=["sleep", "infinity"], user="0:0", detach=True,
-                                          network_mode="none", working_dir="/work", mem_limit="6g",
-                                          environment={"CMD": COMMANDS[language], "HOME": "/root"})
-        try:
-            container.exec_run(["mkdir", "-p", "/work"])
-            container.put_archive("/work", archive(trees))
-            toolchain = container.exec_run(["cat", "/opt/passk/toolchain.json"]).output.decode()
-            t0 = time.monotonic()
-            code, _ = container.exec_run(["bash", "-c", LOOP.replace("__TIMEOUT__", str(TIMEOUT_S))])
-            wall = time.monotonic() - t0
-            lines = container.exec_run(["cat", "/work/results.txt"]).output.decode().splitlines()
-            logs_dir = out / language
-            logs_dir.mkdir(parents=True, exist_ok=True)
-            stream, _ = container.get_archive("/work")
-            with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
-                for m in tar.getmembers():
-                    if m.isfile() and m.name.count("/") == 2 and m.name.endswith(".log"):
-                        kind, name = m.name.split("/")[1:]
-                        (logs_dir / f"{kind}--{name}").write_bytes(tar.extractfile(m).read())
-        finally:
-            container.remove(force=True)
-        results = {}
-        for line in lines:
-            name, code_s, start, end = line.split()
-            results[name] = (int(code_s), float(end) - float(start))
+        results, wall, toolchain = plain_loop(client, sandbox, language, trees, out / language)
         ref_pass = [e.name for e in mine if results.get(f"reference/{e.name}", (1, 0))[0] == 0]
         stub_fail = [e.name for e in mine if results.get(f"stub/{e.name}", (0, 0))[0] != 0]
         row = {"language": language, "exercises": len(mine), "wall_s": round(wall, 1), "toolchain": toolchain.strip(),

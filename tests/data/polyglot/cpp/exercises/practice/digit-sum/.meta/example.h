@@ -1,0 +1,5 @@
+#pragma once
+
+namespace digit_sum {
+long long of(long long n);
+}

@@ -1,0 +1,4 @@
+#include "digit_sum.h"
+
+namespace digit_sum {
+}

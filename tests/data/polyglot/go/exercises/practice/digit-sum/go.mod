@@ -1,0 +1,3 @@
+module digitsum
+
+go 1.18

@@ -1,0 +1,6 @@
+class DigitSum {
+
+    static long of(long n) {
+        throw new UnsupportedOperationException("Delete this statement and write your own implementation.");
+    }
+}
