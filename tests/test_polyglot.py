@@ -190,3 +190,94 @@ def test_repair_is_reported_apart_per_task_then_averaged():
     assert repair_rates({"x": [(True, None)]}).repair_rate is None
     with pytest.raises(ValueError, match="with no first try"):
         pair_tries([("z", 2, True)])
+
+
+# -- the project channel's verdict, pure ---------------------------------------------------------------------
+
+def _digit_sum(language):
+    from tests.conftest import ROOT
+    return polyglot.read_exercise(ROOT / "tests" / "data" / "polyglot" / language / "exercises" / "practice" / "digit-sum")
+
+
+def test_a_new_source_file_beside_the_solution_is_kept_and_a_hook_is_not():
+    ex = _digit_sum("java")
+    cand = polyglot.candidate("x", ex, {"src/main/java/DigitSum.java": "a", "src/main/java/Helper.java": "b",
+                                        "src/main/java/HelperTest.java": "c", "src/test/java/New.java": "d",
+                                        "build.gradle": "e", "src/main/java/../../../x.java": "f"})
+    assert sorted(cand.files) == ["src/main/java/DigitSum.java", "src/main/java/Helper.java"]
+    assert len(cand.set_aside) == 4
+    py = _digit_sum("python")
+    assert [p for p in ("helper.py", "conftest.py", "unittest.py", "pytest.py", "test_more.py", "sub/x.py")
+            if polyglot.writable(py, p)] == ["helper.py"]
+
+
+def _result(status, output="", reports=None, code=0):
+    import base64
+    return {"status": status, "reason": "exit_0" if status == "passed" else "tests_failed", "detail": "", "exit_code": code,
+            "project_output_b64": base64.b64encode(output.encode()).decode(),
+            "project_reports_b64": {k: base64.b64encode(v.encode()).decode() for k, v in (reports or {}).items()}}
+
+
+_JUNIT = ('<testsuites><testsuite name="x">' + '<testcase name="a"/>' * 2 + '%s</testsuite></testsuites>')
+
+
+@pytest.mark.parametrize("extra, want", [
+    ('<testcase name="c"/>', ("passed", "tests_passed")),                      # 3 of 3 declared
+    ('', ("failed", "tests_not_run")),                                          # 2 of 3: one was not run
+    ('<testcase name="c"><failure/></testcase>', ("failed", "tests_failed")),   # exit 0 yet a failure reported
+])
+def test_exit_0_passes_only_with_the_runner_s_account_of_every_declared_test(extra, want):
+    from harness.inputs import projects
+    ex = _digit_sum("python")
+    got = projects.judge(ex, polyglot.tree_for(ex, None), _result("passed", reports={"junit.xml": _JUNIT % extra}))
+    assert (got["status"], got["reason"]) == want
+    assert got["facts"]["aider_rule"] == "passed" and got["facts"]["tests_declared"] == 3
+
+
+def test_no_account_at_all_is_tests_not_run_and_a_failed_command_stays_failed():
+    from harness.inputs import projects
+    ex = _digit_sum("rust")
+    tree = polyglot.tree_for(ex, None)
+    assert projects.judge(ex, tree, _result("passed", "running 3 tests\n"))["reason"] == "tests_not_run"
+    ok = "test result: ok. 0 passed; 0 failed; 0 ignored\ntest result: ok. 3 passed; 0 failed; 0 ignored\n"
+    assert projects.judge(ex, tree, _result("passed", ok))["status"] == "passed"
+    failed = projects.judge(ex, tree, _result("failed", ok, code=101))
+    assert (failed["status"], failed["facts"]["aider_rule"]) == ("failed", "failed")
+
+
+def test_go_counts_top_level_tests_by_name_from_its_events():
+    from harness.inputs import projects
+    ex = _digit_sum("go")
+    events = "\n".join(json.dumps({"Action": a, "Package": "digitsum", "Test": t}) for a, t in
+                       (("run", "TestZero"), ("pass", "TestZero"), ("pass", "TestOneDigit"), ("pass", "TestOneDigit/sub")))
+    got = projects.judge(ex, polyglot.tree_for(ex, None), _result("passed", reports={"go.json": events}))
+    assert (got["status"], got["reason"], got["facts"]["tests_passed"]) == ("failed", "tests_not_run", 2)
+
+
+def test_c_plus_plus_counts_only_what_the_build_compiles():
+    from harness.inputs.projects import _built_lines
+    text = ("TEST_CASE(a)\n#if defined(EXERCISM_RUN_ALL_TESTS)\nTEST_CASE(b)\n#else\nTEST_CASE(c)\n#endif\n"
+            "#ifdef EXERCISM_INCLUDE_BENCHMARK\nTEST_CASE(d)\n#endif\n#if !defined(X)\nTEST_CASE(e)\n#endif\n")
+    assert [line for line in _built_lines(text, frozenset({"EXERCISM_RUN_ALL_TESTS"})).splitlines()] == \
+        ["TEST_CASE(a)", "TEST_CASE(b)", "TEST_CASE(e)"]
+
+
+def test_scoring_counts_first_tries_in_pass_at_k_and_reports_repair_and_aider_s_record():
+    from harness.records.results import ResultRow
+    from harness.scoring.score import score_rows
+
+    def row(task, i, status, **sample):
+        return ResultRow(task_id=task, sample_index=i, status=status, sample=sample)
+    rows = [row("a", 0, "failed", attempt=1), row("a", 1, "passed", attempt=2),
+            row("b", 0, "passed", attempt=1),
+            # aider's run: only the second try's files; its first try failed as recorded
+            row("c", 0, "failed", attempt=2, aider={"outcomes": [False, True]})]
+    score = score_rows(rows, ks=(1,))
+    assert score["num_candidates"] == 3 and score["pass_at_k"]["1"] == pytest.approx(1 / 3)
+    rep = score["repair"]
+    assert (rep["try1_rate"], rep["within_two_rate"], rep["second_tries"], rep["repaired"]) == (pytest.approx(1 / 3),
+                                                                                             pytest.approx(2 / 3), 2, 1)
+    assert rep["first_tries_as_recorded"]["tasks"] == ["c"]
+    assert rep["aider"]["differences"] == ["c: aider passed, passk failed"]
+    with pytest.raises(InputError):   # a second try with no first to repair, and no record of one
+        score_rows([row("d", 0, "passed", attempt=2)], ks=(1,))

@@ -22,10 +22,11 @@ A job (one JSON line to the supervisor: on the host's socket, or on its stdin):
 A result (one JSON line on its stdout): event "result" (or "fault"), id, status, reason, detail,
 verdict_channel, channel_detail, and the measurements (wall_s, cpu_s, ...; see docs/output-and-scoring.md)."""
 
-VERSION = 8   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket;
+VERSION = 9   # 3: transport credit ("credit" messages, "extend", transport_s in results); 4: host socket;
               # 5: programs in other languages (build steps, the completion marker); 6: the judge (io in
               # any language, checkers, per-test results); 7: the repo channel (box/repo.py); 8: its
-              # instance snapshots (repo.instance, repo.mode "snapshot") and the paths a patch changed
+              # instance snapshots (repo.instance, repo.mode "snapshot") and the paths a patch changed; 9: the
+              # project channel (box/project.py)
 
 # In a program of another language, where its tests' end writes the job's nonce (32 hex characters).
 MARKER_PLACEHOLDER = "@@PASSK_MARKER@@"

@@ -3,8 +3,8 @@ The run-directory layout is written down here and nowhere else."""
 
 import re
 
-SCHEMA_VERSION = 4  # 2: rows carry verdict_channel and channel_detail; 3: base_status (EvalPlus's base verdict);
-                    # 4: language, score, groups and tests (the judge)
+SCHEMA_VERSION = 5  # 2: rows carry verdict_channel and channel_detail; 3: base_status (EvalPlus's base verdict);
+                    # 4: language, score, groups and tests (the judge); 5: feedback (a failed project's output)
 
 # Labels of a candidate, and the verdict channels, as the container's contract defines them (one
 # definition, read by both sides). `error` is never a verdict on the candidate: it is a harness or

@@ -60,6 +60,19 @@ def format_summary(score: dict) -> str:
     if sel:
         lines.append(f"selected answer (rule: {sel['rule']}): success {sel['success_rate']:.4f} "
                      f"({sel['success_rate_exact']}) — the one answer a user gets, not pass@k")
+    rep = score.get("repair")
+    if rep:
+        fixed = (f"repair rate {rep['repair_rate']:.4f} ({rep['repaired']}/{rep['second_tries']} failed first tries "
+                 "fixed by their second)" if rep.get("repair_rate") is not None else "no second try")
+        lines.append(f"repair (apart from pass@k, which counts first tries only): try 1 {rep['try1_rate']:.4f}, within "
+                     f"two tries {rep['within_two_rate']:.4f}, {fixed}")
+        aider = rep.get("aider")
+        if aider:
+            lines.append(f"aider's record of these {aider['exercises']} exercises: pass_rate_1 {aider['pass_rate_1']:.4f}, "
+                         f"pass_rate_2 {aider['pass_rate_2']:.4f}; passk's verdict agrees on {aider['agree']}, "
+                         f"differs on {aider['differ']}")
+            for d in aider["differences"][:10]:
+                lines.append(f"  {d}")
     pooled = score.get("pooled_pass_rate")
     if pooled:
         lines.append(f"pooled candidate pass rate {pooled['value']:.4f} ({pooled['exact']}) — {pooled['note']}")

@@ -179,6 +179,9 @@ def parse_candidates(body: dict, max_candidates: int, max_code_bytes: int, probl
             raise BadRequest(f"{where} must be an object with code (a whole program) or completion")
         if "patch" in c and problem.channel == "repo":   # a repository task's candidate is a patch
             c = {**{k: v for k, v in c.items() if k != "patch"}, "code": c["patch"]}
+        if problem.channel == "project":   # an exercise's candidate is its solution files
+            out.append(_project_candidate(where, c, i, problem, max_code_bytes))
+            continue
         code, completion = c.get("code"), c.get("completion")
         if (code is None) == (completion is None):
             raise BadRequest(f"{where} needs exactly one of code (a whole program; a repository task's: patch) or "
@@ -197,6 +200,30 @@ def parse_candidates(body: dict, max_candidates: int, max_code_bytes: int, probl
             raise BadRequest(f"{where}: key must be a string or an integer")
         out.append(Candidate(program, language, key, {"key": key}))
     return tuple(out)
+
+
+def _project_candidate(where: str, c: dict, i: int, problem: Problem, max_code_bytes: int) -> Candidate:
+    """{"files": {path: content}, "attempt": 1 or 2}: checked as a candidate file's row is (inputs/polyglot.py);
+    a file it may not write is set aside and named in its row."""
+    from harness.core.errors import InputError
+    from harness.inputs import polyglot
+    from harness.inputs.projects import candidate_text
+    unknown = sorted(set(c) - {"files", "attempt", "key"})
+    if unknown or "files" not in c:
+        raise BadRequest(f"{where}: an exercise's candidate is {{\"files\": {{path: content}}, \"attempt\": 1 or 2}}"
+                         + (f"; unknown field(s) {', '.join(str(u)[:40] for u in unknown[:5])}" if unknown else ""))
+    try:
+        cand = polyglot.candidate(where, problem.project.exercise, c["files"], c.get("attempt", 1))
+    except InputError as e:
+        raise BadRequest(str(e)) from None
+    program = candidate_text(cand.files)
+    if len(program.encode("utf-8", "surrogatepass")) > max_code_bytes:
+        raise BadRequest(f"{where}: the files are over the {max_code_bytes} byte limit")
+    key = c.get("key", i)
+    if not isinstance(key, (str, int)) or isinstance(key, bool):
+        raise BadRequest(f"{where}: key must be a string or an integer")
+    fields = {"key": key, "attempt": cand.attempt, **({"set_aside": list(cand.set_aside[:50])} if cand.set_aside else {})}
+    return Candidate(program, None, key, fields)
 
 
 def parse_evaluate(body, preloaded: dict[str, Problem], base: Limits, options) -> EvaluateRequest:

@@ -28,12 +28,15 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts" / "agreement"))
 
+from scripts.lib import figures  # noqa: E402
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--problems", required=True)
     ap.add_argument("--language", action="append", default=[])
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--write-docs", action="store_true", help="write docs/figures/polyglot-speed.md")
     args = ap.parse_args()
     from polyglot_plain import plain_loop, project_image
 
@@ -81,15 +84,17 @@ def main() -> int:
             print(f"{language}: {len(mine)} exercises; plain loop {plain_s:.0f} s ({plain_ok} exit 0); "
                   f"passk {passk_s:.0f} s ({passk_ok} passed); {plain_s / passk_s:.2f}x", flush=True)
     plain_total, passk_total = sum(r[2] for r in rows), sum(r[3] for r in rows)
-    print("\n| language | exercises | plain loop s | passk s | ratio | plain exit 0 | passk passed |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    for lang, n, p, q, po, qo in rows:
-        print(f"| {lang} | {n} | {p:.0f} | {q:.0f} | {p / q:.2f}x | {po} | {qo} |")
-    print(f"| all | {sum(r[1] for r in rows)} | {plain_total:.0f} | {passk_total:.0f} | {plain_total / passk_total:.2f}x | "
-          f"{sum(r[4] for r in rows)} | {sum(r[5] for r in rows)} |")
-    print(f"\npassk --workers {args.workers}; the plain loop: one container, one exercise after another (aider's "
-          "procedure); passk's time includes its start (containers, inputs) and its report")
-    return 0
+    table = [[lang, n, f"{p:.0f}", f"{q:.0f}", f"{p / q:.2f}x", po, qo] for lang, n, p, q, po, qo in rows]
+    table.append(["all", sum(r[1] for r in rows), f"{plain_total:.0f}", f"{passk_total:.0f}",
+                  f"{plain_total / passk_total:.2f}x", sum(r[4] for r in rows), sum(r[5] for r in rows)])
+    body = figures.table(["language", "exercises", "plain loop s", "passk s", "ratio", "plain: exit 0", "passk: passed"],
+                         table)
+    body += (f"\n\npassk `--workers {args.workers}`, its time from the command's start to its end (containers, "
+             "inputs, the report); the plain loop: aider's command over the exercises one after another in one "
+             "container of the same image, as root, no limits. The references as a candidate sends them (a Rust "
+             "reference's own manifest set aside): the plain loop's exit 0 and passk's passes differ where passk "
+             "asks for the runner's account (Go's counter declares no test).\n")
+    return figures.finish("polyglot-speed", body, args.write_docs)
 
 
 if __name__ == "__main__":
