@@ -26,6 +26,7 @@ import base64
 import json
 import os
 import re
+import shlex
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, replace
 
@@ -58,6 +59,11 @@ _JAVAC = (f"mkdir -p build/classes && javac -encoding UTF-8 -nowarn -d build/cla
           "$(find src -name '*.java') && ")
 _JUNIT_RUN = (f"java -jar {JUNIT} -cp build/classes:{ASSERTJ} --scan-class-path --fail-if-no-tests "
               "--disable-banner --details=summary")
+# passk's: warm JVMs (the project image's class-data-sharing archives, one compiler tier, the serial collector)
+_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+_JAVAC_WARM = _JAVAC.replace("javac ", "javac -J-XX:SharedArchiveFile=/opt/passk/javac.jsa "
+                             + " ".join("-J" + f for f in _JVM.split()) + " ", 1)
+_JUNIT_WARM = _JUNIT_RUN.replace("java ", f"java -XX:SharedArchiveFile=/opt/passk/junit.jsa {_JVM} ", 1)
 
 LANGUAGES = {
     "python": ProjectLanguage(
@@ -85,7 +91,7 @@ LANGUAGES = {
         {"inputs": ["test/tests-main.cpp", "test/catch.hpp"], "compiler": "/usr/bin/c++",
          "flags": ["-DEXERCISM_RUN_ALL_TESTS", "-g", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-std=c++17"]}),
     "java": ProjectLanguage(
-        "java", _JAVAC + _JUNIT_RUN, _JAVAC + _JUNIT_RUN + ' --reports-dir="$PASSK_REPORTS"', ("TEST-junit-jupiter.xml",),
+        "java", _JAVAC + _JUNIT_RUN, _JAVAC_WARM + _JUNIT_WARM + ' --reports-dir="$PASSK_REPORTS"', ("TEST-junit-jupiter.xml",),
         (), r"(?m)^\s*@Test\b"),
 }
 
@@ -137,7 +143,10 @@ def job_part(exercise: polyglot.Exercise, reference: bool = False) -> dict:
     lang = LANGUAGES[exercise.language]
     tree = (polyglot.tree_for(exercise, polyglot.Candidate(exercise.task_id, exercise.example, ())) if reference
             else polyglot.tests_as_run(exercise, exercise.tree))
-    return {"language": exercise.language, "name": exercise.name, "command": lang.command, "env": dict(lang.env),
+    command = lang.command
+    if exercise.language == "javascript":
+        command = _npm_test(tree) or command
+    return {"language": exercise.language, "name": exercise.name, "command": command, "env": dict(lang.env),
             "files_b64": {k: base64.b64encode(v).decode() for k, v in sorted(tree.items())},
             "editable": [] if reference else list(exercise.editable), "readonly": sorted(exercise.tests),
             "reports": list(lang.reports),
@@ -164,6 +173,21 @@ def tree_of(exercise: polyglot.Exercise, code: str | None, reference: bool = Fal
                                                  (files if isinstance(files, dict) else {}).items()
                                                  if polyglot.writable(exercise, k) and isinstance(v, str)}, ())
     return polyglot.tree_for(exercise, cand)
+
+
+def _npm_test(tree: dict) -> str | None:
+    """JavaScript: the exercise's own `scripts.test` (package.json) run as `npm run test` runs it (the
+    package's node_modules/.bin first on PATH, the arguments after it), without npm's own start (a third of a
+    run); None where the package has no such script (npm then runs it)."""
+    try:
+        scripts = json.loads(tree.get("package.json", b"")).get("scripts")
+    except (ValueError, AttributeError, RecursionError):
+        return None
+    script = scripts.get("test") if isinstance(scripts, dict) else None
+    if not isinstance(script, str) or not script.strip() or len(script) > 1000 or "\0" in script:
+        return None
+    return (_JS_LINKS + 'PATH="$PWD/node_modules/.bin:$PATH" sh -c ' + shlex.quote(script + ' "$@"')
+            + ' test --json --outputFile="$PASSK_REPORTS/jest.json"')
 
 
 def declared(exercise: polyglot.Exercise, tree: dict) -> int:

@@ -98,6 +98,8 @@ def main() -> int:
     ap.add_argument("--language", action="append", default=[])
     ap.add_argument("--only", choices=["reference", "stub"])
     ap.add_argument("--out", default="/tmp/polyglot-plain")
+    ap.add_argument("--as-candidate", action="store_true",
+                    help="the references as a candidate sends them (its own Cargo.toml set aside), as in a real run")
     args = ap.parse_args()
     from harness.core.errors import InputError
     from harness.execution.sandbox.docker import connect
@@ -121,7 +123,13 @@ def main() -> int:
         trees = {}
         for e in mine:
             for kind in kinds:
-                cand = polyglot.Candidate(e.task_id, e.example, ()) if kind == "reference" else None
+                if kind != "reference":
+                    cand = None
+                elif args.as_candidate:   # as a candidate sends it: a Rust reference's own manifest set aside
+                    cand = polyglot.candidate("reference", e, {k: v.decode("utf-8", "surrogateescape")
+                                                               for k, v in e.example.items()})
+                else:
+                    cand = polyglot.Candidate(e.task_id, e.example, ())
                 trees[f"{kind}/{e.name}"] = polyglot.tree_for(e, cand)
         results, wall, toolchain = plain_loop(client, sandbox, language, trees, out / language)
         ref_pass = [e.name for e in mine if results.get(f"reference/{e.name}", (1, 0))[0] == 0]
