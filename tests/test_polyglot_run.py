@@ -114,3 +114,21 @@ def test_a_benchmark_run_s_directory_is_regraded_beside_aider_s_record(tmp_path)
     assert aider["differences"] == ["go/digit-sum: aider passed, passk failed tests_failed"]
     assert score["repair"]["first_tries_as_recorded"]["count"] == 1
     assert score["repair"]["within_two_rate"] == 0.5 and score["repair"]["try1_rate"] == 0.0
+
+
+def test_passk_serve_judges_an_exercise_s_files_and_returns_the_feedback_for_a_second_try():
+    from tests.test_serve import Server
+    server = Server("--workers", "2", "--problems", str(DATA / "python"), "--deadline-s", "120")
+    try:
+        answer = server.post("/v1/evaluate", {"problem": {"id": "python/digit-sum"}, "candidates": [
+            {"files": {"digit_sum.py": "def digit_sum(n):\n    return n\n",
+                       "digit_sum_test.py": "def test_nothing():\n    pass\n"}, "key": "first"},
+            {"files": {"digit_sum.py": "def digit_sum(n):\n    return sum(map(int, str(n)))\n"}, "attempt": 2,
+             "key": "second"}]})
+        rows = {r["key"]: r for r in answer["rows"]}
+        assert (rows["first"]["status"], rows["first"]["reward"]) == ("failed", 0.0)
+        assert rows["first"]["sample"]["set_aside"] == ["digit_sum_test.py"]
+        assert "test_many_digits" in rows["first"]["feedback"]
+        assert (rows["second"]["status"], rows["second"]["sample"]["attempt"]) == ("passed", 2)
+    finally:
+        server.stop()
