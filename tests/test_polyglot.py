@@ -281,3 +281,20 @@ def test_scoring_counts_first_tries_in_pass_at_k_and_reports_repair_and_aider_s_
     assert rep["aider"]["differences"] == ["c: aider passed, passk failed"]
     with pytest.raises(InputError):   # a second try with no first to repair, and no record of one
         score_rows([row("d", 0, "passed", attempt=2)], ks=(1,))
+
+
+def test_a_run_directory_keeps_the_helper_classes_the_model_added(tmp_path):
+    # regrading aider-shaped runs, Java's bowling, connect, forth, ocr-numbers and poker failed: their helper
+    # classes were left behind
+    import shutil
+    from tests.conftest import ROOT
+    src = ROOT / "tests" / "data" / "polyglot" / "java" / "exercises" / "practice" / "digit-sum"
+    d = tmp_path / "run" / "java" / "exercises" / "practice" / "digit-sum"
+    shutil.copytree(src, d)
+    (d / "src/main/java/Digits.java").write_text("class Digits {}\n")
+    (d / "src/main/java/DigitsTest.java").write_text("class DigitsTest {}\n")
+    (d / ".aider.results.json").write_text(json.dumps({"tests_outcomes": [True]}))
+    ex = polyglot.read_exercise(src)
+    [(cand, rec)] = polyglot.aider_run(tmp_path / "run", {ex.task_id: ex})
+    assert sorted(cand.files) == ["src/main/java/DigitSum.java", "src/main/java/Digits.java"]
+    assert rec.outcomes == (True,) and cand.attempt == 1

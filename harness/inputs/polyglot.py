@@ -423,6 +423,15 @@ def aider_run(run: Path, exercises_by_id: dict) -> list[tuple[Candidate, Recorde
             f = testdir / name
             if pkg.is_file(f):
                 files[name] = pkg.read_bytes(f, CANDIDATE_FILE_BYTES).decode("utf-8", "surrogateescape")
+        # a file the model added beside the solution files (Java's helper classes), as the run left it
+        for folder in sorted({posixpath.dirname(e) for e in ex.editable}):
+            d = testdir / folder if folder else testdir
+            if not d.is_dir() or d.is_symlink():
+                continue
+            for f in sorted(d.iterdir())[:EXERCISE_FILES]:
+                rel = f"{folder}/{f.name}" if folder else f.name
+                if rel not in files and rel not in ex.tree and writable(ex, rel) and pkg.is_file(f):
+                    files[rel] = pkg.read_bytes(f, CANDIDATE_FILE_BYTES).decode("utf-8", "surrogateescape")
         timeouts = data.get("test_timeouts", 0)
         rec = Recorded(task_id, tuple(outcomes[:MAX_TRIES]),
                        timeouts if isinstance(timeouts, int) and not isinstance(timeouts, bool) else 0,

@@ -61,9 +61,11 @@ _JUNIT_RUN = (f"java -jar {JUNIT} -cp build/classes:{ASSERTJ} --scan-class-path 
               "--disable-banner --details=summary")
 # passk's: warm JVMs (the project image's class-data-sharing archives, one compiler tier, the serial collector)
 _JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
-_JAVAC_WARM = _JAVAC.replace("javac ", "javac -J-XX:SharedArchiveFile=/opt/passk/javac.jsa "
-                             + " ".join("-J" + f for f in _JVM.split()) + " ", 1)
-_JUNIT_WARM = _JUNIT_RUN.replace("java ", f"java -XX:SharedArchiveFile=/opt/passk/junit.jsa {_JVM} ", 1)
+# (an image whose JDK cannot dump them, bullseye's 11, has none: the runs start without)
+_CDS = ('C=; J=; if [ -s /opt/passk/javac.jsa ] && [ -s /opt/passk/junit.jsa ]; then '
+        'C=-J-XX:SharedArchiveFile=/opt/passk/javac.jsa; J=-XX:SharedArchiveFile=/opt/passk/junit.jsa; fi; ')
+_JAVAC_WARM = _CDS + _JAVAC.replace("javac ", "javac $C " + " ".join("-J" + f for f in _JVM.split()) + " ", 1)
+_JUNIT_WARM = _JUNIT_RUN.replace("java ", f"java $J {_JVM} ", 1)
 
 LANGUAGES = {
     "python": ProjectLanguage(
