@@ -214,6 +214,20 @@ def test_prune_removes_superseded_passk_images_and_keeps_current_and_used_ones(t
             pass
 
 
+def test_prune_keeps_the_current_project_images():
+    # `passk images prune` removed every project image of the checkout it ran from (it knew the language
+    # images' tags, not the project images')
+    from harness.core.constants import DEFAULT_BASE_IMAGE
+    from harness.execution.sandbox import prune
+    from harness.execution.sandbox.docker import connect
+    from harness.execution.sandbox.images import ensure_image, ensure_project_image
+    client = connect()
+    project = ensure_project_image(client, ensure_image(client, DEFAULT_BASE_IMAGE), "python")
+    superseded, kept = prune.plan(client)
+    assert project["image"] not in {t for i in superseded for t in i["tags"]}
+    assert {t: i["why"] for i in kept for t in i["tags"]}[project["image"]] == "current"
+
+
 def test_only_a_fetch_that_did_not_answer_in_the_failing_step_makes_a_build_transient():
     from harness.environments.bases import transient
     step = "Step 1/3 : FROM x\n ---> abc\nStep 2/3 : RUN apt-get update\n"

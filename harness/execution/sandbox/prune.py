@@ -10,8 +10,8 @@ building the D toolchain).
 An image is current when it can still be run by this checkout:
   - a sandbox image whose tag is what image_tag() gives for an image on this engine that passk did not build
     (passk-base:bookworm, python:3.11-slim, ...);
-  - a language image whose tag is language_tag() of a current sandbox image, the repository base image of a
-    current sandbox image;
+  - a language image whose tag is language_tag() of a current sandbox image, a project image whose tag is
+    project_tag() of one, the repository base image of a current sandbox image;
   - a library or repository environment built on a current sandbox image (its label says which).
 Every other image with passk's label is superseded, unless a container (running or stopped) uses it. An
 image passk did not build is never touched. The instance snapshots kept for a removed repository
@@ -36,7 +36,7 @@ def _facts(image) -> dict:
 def plan(client) -> tuple[list[dict], list[dict]]:
     """(superseded, kept): the passk images this checkout no longer runs, each with why; the others."""
     from harness.environments import library, repository
-    from harness.execution.sandbox.images import image_tag, language_tag
+    from harness.execution.sandbox.images import image_tag, language_tag, project_tag
 
     images = [_facts(i) for i in client.images.list(all=False)]
     by_tag = {t: i for i in images for t in i["tags"]}
@@ -52,9 +52,11 @@ def plan(client) -> tuple[list[dict], list[dict]]:
                                             "source_sha256": by_tag[tag]["labels"].get(LABEL_SOURCE_HASH)}
     current = set()   # ids
     languages = sorted(p.name for p in (containers_dir() / "languages").iterdir() if (p / "Dockerfile").is_file())
+    projects = sorted(p.name for p in (containers_dir() / "projects").iterdir() if (p / "Dockerfile").is_file())
     for sid, sandbox in sandboxes.items():
         current.add(sid)
-        for tag in [language_tag(sandbox, lang)[0] for lang in languages] + [repository.base_tag(sandbox)]:
+        for tag in ([language_tag(sandbox, lang)[0] for lang in languages]
+                    + [project_tag(sandbox, lang)[0] for lang in projects] + [repository.base_tag(sandbox)]):
             if tag in by_tag:
                 current.add(by_tag[tag]["id"])
     digests = {s["source_sha256"] for s in sandboxes.values()}
