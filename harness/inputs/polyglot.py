@@ -295,6 +295,12 @@ def candidate(where: str, exercise: Exercise, files, attempt=1, extra=None) -> C
     return Candidate(exercise.task_id, kept, tuple(sorted(aside)), int(attempt), where, dict(extra or {}))
 
 
+def candidate_text(files: dict) -> str:
+    """A candidate's solution files as its job's `code` (and its hash): JSON, keys sorted."""
+    return json.dumps({k: v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v
+                       for k, v in sorted(files.items())}, ensure_ascii=False, sort_keys=True)
+
+
 def tree_for(exercise: Exercise, cand: Candidate | None) -> dict:
     """The files one run starts from: the exercise's tree, the candidate's solution files over it (None:
     the untouched stub), the tests restored from the exercise and rewritten as aider rewrites them."""

@@ -157,12 +157,6 @@ def job_part(exercise: polyglot.Exercise, reference: bool = False) -> dict:
                 n in exercise.editable for n in lang.prebuilt["inputs"]) else {})}
 
 
-def candidate_text(files: dict) -> str:
-    """A candidate's solution files as its job's `code` (and its hash): JSON, keys sorted."""
-    return json.dumps({k: v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else v
-                       for k, v in sorted(files.items())}, ensure_ascii=False, sort_keys=True)
-
-
 def tree_of(exercise: polyglot.Exercise, code: str | None, reference: bool = False) -> dict:
     """The tree a candidate ran in (as the supervisor builds it), from its job's `code`."""
     if reference:

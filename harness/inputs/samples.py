@@ -345,7 +345,6 @@ def _load_projects(path: Path, b: _Builder) -> SampleList:
     Each keeps its try (`attempt`: 2 is a repair, reported apart from pass@k) and the files it sent that it
     may not write (`set_aside`: the exercise's are restored over them)."""
     from harness.inputs import polyglot
-    from harness.inputs.projects import candidate_text
     by_id = {t: p.project.exercise for t, p in b.problems.items()}
     if path.is_dir():
         found = [(c, {"aider": {"outcomes": list(r.outcomes), "test_timeouts": r.timeouts, "model": r.model,
@@ -360,7 +359,7 @@ def _load_projects(path: Path, b: _Builder) -> SampleList:
         b.counts[cand.task_id] = index + 1
         extra = {**b.defaults, **cand.extra, "attempt": cand.attempt, **more,
                  **({"set_aside": list(cand.set_aside[:50])} if cand.set_aside else {})}
-        b.samples.append(Sample(cand.task_id, index, candidate_text(cand.files), "files", cand.where or str(path),
+        b.samples.append(Sample(cand.task_id, index, polyglot.candidate_text(cand.files), "files", cand.where or str(path),
                                 extra))
     return SampleList(b.samples)
 

@@ -207,7 +207,6 @@ def _project_candidate(where: str, c: dict, i: int, problem: Problem, max_code_b
     a file it may not write is set aside and named in its row."""
     from harness.core.errors import InputError
     from harness.inputs import polyglot
-    from harness.inputs.projects import candidate_text
     unknown = sorted(set(c) - {"files", "attempt", "key"})
     if unknown or "files" not in c:
         raise BadRequest(f"{where}: an exercise's candidate is {{\"files\": {{path: content}}, \"attempt\": 1 or 2}}"
@@ -216,7 +215,7 @@ def _project_candidate(where: str, c: dict, i: int, problem: Problem, max_code_b
         cand = polyglot.candidate(where, problem.project.exercise, c["files"], c.get("attempt", 1))
     except InputError as e:
         raise BadRequest(str(e)) from None
-    program = candidate_text(cand.files)
+    program = polyglot.candidate_text(cand.files)
     if len(program.encode("utf-8", "surrogatepass")) > max_code_bytes:
         raise BadRequest(f"{where}: the files are over the {max_code_bytes} byte limit")
     key = c.get("key", i)

@@ -26,7 +26,7 @@ def is_polyglot_dir(path: Path) -> bool:
 
 
 def load(path, records=(), ceilings=None, base_limits: Limits | None = None) -> dict:
-    from harness.inputs.projects import ProjectTask, candidate_text, project_limits
+    from harness.inputs.projects import ProjectTask, project_limits
     limits = project_limits(base_limits or Limits())
     out = {}
     for ex in polyglot.exercises(Path(path), ceilings):
@@ -35,7 +35,7 @@ def load(path, records=(), ceilings=None, base_limits: Limits | None = None) -> 
                      if ex.example else None)
         # the canonical solution: the reference's files (--check-ground-truth runs them as the reference's own
         # tree, its manifest included: inputs/projects.py job_part)
-        canonical = candidate_text(ex.example) if ex.example else None
+        canonical = polyglot.candidate_text(ex.example) if ex.example else None
         out[ex.task_id] = Problem(ex.task_id, "", "", None, canonical, channel="project", format="polyglot",
                                   language=ex.language, solution_is="program",
                                   project=ProjectTask(ex, limits),
