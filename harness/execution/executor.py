@@ -150,15 +150,19 @@ class Executor(ABC):
         image = image_of(job.language(self.settings.io_python))
         if image == self.image_language():
             return None, job
+        return self._sibling(image, lambda: replace(self.settings, language=image), self.limits), job
+
+    def _sibling(self, key: str, settings, limits) -> "Executor":
+        """The sibling executor `key` (made on first use from `settings()` and `limits`, with this one's run,
+        within this executor's slots)."""
         with self._lock:
-            sibling = self._siblings.get(image)
+            sibling = self._siblings.get(key)
             if sibling is None:
                 if self._closed:
                     raise HarnessError(f"this {self._noun} is closed")
-                sibling = self._siblings[image] = type(self)(self.limits, replace(self.settings, language=image),
-                                                             run_id=self.run_id, evalplus=self.evalplus)
+                sibling = self._siblings[key] = type(self)(limits, settings(), run_id=self.run_id, evalplus=self.evalplus)
                 sibling._share_slots(self)
-        return sibling, job
+        return sibling
 
     def _repo_sibling(self, job: Job) -> "Executor":
         """The executor of a repository task's environment (one image per environment): made on first use,
@@ -167,19 +171,10 @@ class Executor(ABC):
         task = job.problem.repo
         if self.settings.repo_environment is not None and self.settings.repo_environment.get("key") == task.env.key:
             return None
-        key = "repo:" + task.env.key
-        with self._lock:
-            sibling = self._siblings.get(key)
-            if sibling is None:
-                if self._closed:
-                    raise HarnessError(f"this {self._noun} is closed")
-                settings = replace(self.settings, isolation="fresh", language=None, environment="none",
-                                   repo_environment=to_settings(task.env, task.repos_dir, task.snapshots))
-                # its containers sized for the job's own limits where it carries some (an audit's relaxed ones)
-                sibling = self._siblings[key] = type(self)(job.limits or task.limits, settings, run_id=self.run_id,
-                                                           evalplus=self.evalplus)
-                sibling._share_slots(self)
-        return sibling
+        # its containers sized for the job's own limits where it carries some (an audit's relaxed ones)
+        return self._sibling("repo:" + task.env.key, lambda: replace(
+            self.settings, isolation="fresh", language=None, environment="none",
+            repo_environment=to_settings(task.env, task.repos_dir, task.snapshots)), job.limits or task.limits)
 
     def _project_sibling(self, job: Job) -> "Executor":
         """The executor of a language's projects (its project image, containers/projects/<language>/): made on
@@ -188,17 +183,8 @@ class Executor(ABC):
         task = job.problem.project
         if self.settings.project == task.language:
             return None
-        key = "project:" + task.language
-        with self._lock:
-            sibling = self._siblings.get(key)
-            if sibling is None:
-                if self._closed:
-                    raise HarnessError(f"this {self._noun} is closed")
-                settings = replace(self.settings, language=None, environment="none", project=task.language)
-                sibling = self._siblings[key] = type(self)(job.limits or task.limits, settings, run_id=self.run_id,
-                                                           evalplus=self.evalplus)
-                sibling._share_slots(self)
-        return sibling
+        return self._sibling("project:" + task.language, lambda: replace(
+            self.settings, language=None, environment="none", project=task.language), job.limits or task.limits)
 
     def unbuildable_row(self, job: Job, why: str) -> ResultRow:
         """The row of a candidate whose environment cannot be built on this machine: the environment's
