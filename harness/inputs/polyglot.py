@@ -301,6 +301,12 @@ def candidate_text(files: dict) -> str:
                        for k, v in sorted(files.items())}, ensure_ascii=False, sort_keys=True)
 
 
+def reference_candidate(exercise: Exercise) -> Candidate:
+    """The exercise's reference solution as a candidate sends it: its files a candidate may write (helper
+    classes included), the rest (a Rust reference's own manifest) set aside."""
+    return candidate("reference", exercise, {k: v.decode("utf-8", "surrogateescape") for k, v in exercise.example.items()})
+
+
 def tree_for(exercise: Exercise, cand: Candidate | None) -> dict:
     """The files one run starts from: the exercise's tree, the candidate's solution files over it (None:
     the untouched stub), the tests restored from the exercise and rewritten as aider rewrites them."""

@@ -126,8 +126,7 @@ def main() -> int:
                 if kind != "reference":
                     cand = None
                 elif args.as_candidate:   # as a candidate sends it: a Rust reference's own manifest set aside
-                    cand = polyglot.candidate("reference", e, {k: v.decode("utf-8", "surrogateescape")
-                                                               for k, v in e.example.items()})
+                    cand = polyglot.reference_candidate(e)
                 else:
                     cand = polyglot.Candidate(e.task_id, e.example, ())
                 trees[f"{kind}/{e.name}"] = polyglot.tree_for(e, cand)

@@ -48,7 +48,7 @@ def main() -> int:
         if not plain.is_file():
             continue
         failed = set(json.loads(plain.read_text()).get("reference_not") or [])
-        cand = polyglot.candidate("reference", e, {k: v.decode("utf-8", "surrogateescape") for k, v in e.example.items()})
+        cand = polyglot.reference_candidate(e)
         track, name = e.task_id.split("/", 1)
         d = run / track / "exercises" / "practice" / name
         for rel, data in polyglot.tree_for(e, cand).items():

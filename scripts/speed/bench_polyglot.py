@@ -59,8 +59,7 @@ def main() -> int:
             if not mine:
                 continue
             project_image(client, sandbox, language)   # built before any clock starts
-            cands = [polyglot.candidate("reference", e, {k: v.decode("utf-8", "surrogateescape")
-                                                         for k, v in e.example.items()}) for e in mine]
+            cands = [polyglot.reference_candidate(e) for e in mine]
             trees = {f"reference/{e.name}": polyglot.tree_for(e, c) for e, c in zip(mine, cands)}
             results, plain_s, _ = plain_loop(client, sandbox, language, trees)
             plain_ok = sum(1 for code, _ in results.values() if code == 0)
